@@ -1,0 +1,75 @@
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import {
+  Dialog,
+  ICommandPalette,
+  showDialog,
+  showErrorMessage
+} from '@jupyterlab/apputils';
+import { ServerConnection } from '@jupyterlab/services';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import { fetchStatus } from '../api';
+import { ServerStatus } from '../components/ServerStatus';
+import { CommandIDs, IServerStatus, TRANSLATION_DOMAIN } from '../tokens';
+
+/**
+ * Adds the command that shows how the server extension reads the GPUs.
+ */
+export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-gpu-monitor:server-status',
+  description:
+    'Adds a command that shows which source the server reads the GPUs from, how often, and why it cannot.',
+  autoStart: true,
+  optional: [ICommandPalette, ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    palette: ICommandPalette | null,
+    translator: ITranslator | null
+  ): void => {
+    const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+
+    app.commands.addCommand(CommandIDs.showServerStatus, {
+      label: trans.__('Show GPU Monitor Server Status'),
+      caption: trans.__(
+        'Show which source the server reads the GPUs from, how often, and why it cannot'
+      ),
+      describedBy: { args: { type: 'object', properties: {} } },
+      execute: async () => {
+        const title = trans.__('GPU Monitor Server Status');
+        let status: IServerStatus;
+        try {
+          status = await fetchStatus(app.serviceManager.serverSettings);
+        } catch (error) {
+          // A 404 means the server extension is not loaded, which its own
+          // message ("Not Found") does not tell.
+          const notLoaded =
+            error instanceof ServerConnection.ResponseError &&
+            error.response.status === 404;
+          await showErrorMessage(
+            title,
+            notLoaded
+              ? trans.__(
+                  'The GPU monitor server extension is not enabled on this Jupyter server. Run "jupyter server extension enable jupyterlab_gpu_monitor" and restart the server.'
+                )
+              : (error as Error)
+          );
+          return;
+        }
+        await showDialog({
+          title,
+          body: React.createElement(ServerStatus, { status, trans }),
+          buttons: [Dialog.okButton({ label: trans.__('Close') })]
+        });
+      }
+    });
+
+    palette?.addItem({
+      command: CommandIDs.showServerStatus,
+      category: trans.__('GPU Monitor')
+    });
+  }
+};
