@@ -1,0 +1,15 @@
+"""jupyterlab-gpu-monitor: GPU readings, environments and reproducibility for JupyterLab."""
+
+from ._version import __version__
+from .extension import GpuMonitorExtension
+
+
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": "jupyterlab-gpu-monitor"}]
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "jupyterlab_gpu_monitor", "app": GpuMonitorExtension}]
+
+
+__all__ = ["__version__"]

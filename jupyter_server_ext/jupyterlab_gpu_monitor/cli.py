@@ -1,0 +1,128 @@
+"""The ``jupyter-gpu-monitor`` command: the server's readings in a terminal or a script."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from .gpu.errors import GpuReadError
+from .gpu.model import Gpu, Snapshot
+from .gpu.nvidia_smi import parse_saved_output
+from .gpu.source import SOURCE_NAMES, make_source
+
+
+def read_snapshot(args: argparse.Namespace) -> Snapshot:
+    """One snapshot from the GPUs, or from a saved nvidia-smi output with ``--from``."""
+    if args.from_file is not None:
+        fields = args.fields.split(",") if args.fields else None
+        try:
+            return parse_saved_output(Path(args.from_file).read_text(errors="replace"), fields)
+        except GpuReadError as error:
+            return Snapshot(source="nvidia-smi", timestamp=time.time(), error=error.to_error())
+    source = make_source(args.source, args.nvidia_smi, args.timeout)
+    try:
+        return asyncio.run(source.sample())
+    except GpuReadError as error:
+        name = None if source.name == "auto" else source.name
+        return Snapshot(source=name, timestamp=time.time(), error=error.to_error())
+    finally:
+        source.close()
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:g}{unit}"
+
+
+def _pair(used: float | None, total: float | None, unit: str) -> str:
+    return f"{_number(used)} / {_number(total)} {unit}"
+
+
+def _gpu_lines(gpu: Gpu) -> list[str]:
+    util = _number(gpu.utilization_gpu, " %")
+    if gpu.utilization_gpu is None and "utilization_gpu" in gpu.unavailable:
+        util = gpu.unavailable["utilization_gpu"]
+    lines = [
+        f"GPU {gpu.index}  {gpu.name or 'unknown GPU'}  [{gpu.pci_bus_id or 'no bus id'}]",
+        f"    utilisation {util}   memory {_pair(gpu.memory_used_mib, gpu.memory_total_mib, 'MiB')}"
+        f"   temperature {_number(gpu.temperature_c, ' °C')}"
+        f"   power {_pair(gpu.power_draw_w, gpu.power_limit_w, 'W')}"
+        f"   fan {_number(gpu.fan_speed_pct, ' %')}",
+    ]
+    if gpu.error is not None:
+        lines.append(f"    error: {gpu.error.message}")
+    for device in gpu.mig_devices:
+        instance = (
+            f"GPU instance {_number(device.gpu_instance_id)}, "
+            f"compute instance {_number(device.compute_instance_id)}"
+        )
+        lines.append(
+            f"    MIG {device.index} {device.profile or ''} ({instance})"
+            f"  memory {_pair(device.memory_used_mib, device.memory_total_mib, 'MiB')}"
+        )
+    for process in gpu.processes:
+        memory = _number(process.used_memory_mib, " MiB")
+        kind = process.type or "?"
+        lines.append(f"    pid {process.pid:<8} {kind:<3} {memory:>10}  {process.name or ''}")
+    return lines
+
+
+def format_table(snapshot: Snapshot) -> str:
+    """The snapshot as a person reads it in a terminal."""
+    lines = []
+    for gpu in snapshot.gpus:
+        lines.extend(_gpu_lines(gpu))
+    lines.append(
+        f"driver {snapshot.driver_version or 'n/a'} · CUDA {snapshot.cuda_version or 'n/a'}"
+        f" · source {snapshot.source or 'none'} · {len(snapshot.gpus)} GPU(s)"
+    )
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jupyter-gpu-monitor",
+        description="GPU readings as the JupyterLab GPU monitor sees them.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    snapshot = commands.add_parser("snapshot", help="print one snapshot of every GPU")
+    snapshot.add_argument("--json", action="store_true", help="print the REST API's JSON")
+    snapshot.add_argument("--source", choices=SOURCE_NAMES, default="auto")
+    snapshot.add_argument(
+        "--nvidia-smi", default="nvidia-smi", metavar="PATH", help="nvidia-smi to run"
+    )
+    snapshot.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
+    snapshot.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="parse a saved `nvidia-smi -q -x`, `-L`, or `--query-gpu`/`--query-compute-apps` CSV",
+    )
+    snapshot.add_argument(
+        "--fields", help="with --from: the --query-gpu field list of a CSV saved with noheader"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; 0 when every GPU was read, 1 when reading failed."""
+    args = _parser().parse_args(argv)
+    snapshot = read_snapshot(args)
+    if args.json:
+        print(json.dumps(snapshot.to_json(), indent=2))
+    elif snapshot.error is None:
+        print(format_table(snapshot))
+    failures = [snapshot.error] if snapshot.error else [g.error for g in snapshot.gpus if g.error]
+    for failure in failures:
+        print(f"error ({failure.kind}): {failure.message}\nhint: {failure.hint}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

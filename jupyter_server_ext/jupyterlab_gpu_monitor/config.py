@@ -1,0 +1,58 @@
+"""Server settings, as traitlets: ``c.GpuMonitor.<name>`` in jupyter_server_config.py."""
+
+from __future__ import annotations
+
+from traitlets import Enum, Float, TraitError, Unicode, validate
+from traitlets.config import Configurable
+
+from .gpu.source import SOURCE_NAMES
+
+MIN_INTERVAL_SECONDS = 0.5
+
+
+class GpuMonitor(Configurable):
+    """Settings of the GPU monitor's server extension."""
+
+    source = Enum(
+        list(SOURCE_NAMES),
+        default_value="auto",
+        help="Where GPU readings come from: 'nvml' (nvidia-ml-py), 'nvidia-smi', or 'auto' "
+        "(NVML when it starts, else nvidia-smi).",
+    ).tag(config=True)
+
+    nvidia_smi_path = Unicode(
+        "nvidia-smi",
+        help="The nvidia-smi executable: a name looked up on PATH, or a full path.",
+    ).tag(config=True)
+
+    interval = Float(
+        1.0,
+        help=f"Seconds between two reads of the GPUs (at least {MIN_INTERVAL_SECONDS}).",
+    ).tag(config=True)
+
+    history_seconds = Float(
+        3600.0,
+        help="How many seconds of readings the server keeps for the charts.",
+    ).tag(config=True)
+
+    command_timeout = Float(
+        5.0,
+        help="Seconds a single nvidia-smi or NVML read may take before it counts as hung.",
+    ).tag(config=True)
+
+    idle_seconds = Float(
+        30.0,
+        help="Reading stops when no client has asked for GPU data for this many seconds.",
+    ).tag(config=True)
+
+    @validate("interval")
+    def _valid_interval(self, proposal):
+        if proposal.value < MIN_INTERVAL_SECONDS:
+            raise TraitError(f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} s")
+        return proposal.value
+
+    @validate("history_seconds", "command_timeout", "idle_seconds")
+    def _positive(self, proposal):
+        if proposal.value <= 0:
+            raise TraitError(f"GpuMonitor.{proposal.trait.name} must be positive")
+        return proposal.value

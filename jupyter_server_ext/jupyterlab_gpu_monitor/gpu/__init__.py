@@ -1,0 +1,1 @@
+"""GPU readings: sources (NVML, nvidia-smi), the snapshot model, and the Sampler."""

@@ -1,0 +1,112 @@
+"""Typed read failures: what nvidia-smi or NVML said, turned into a kind, a message and a fix."""
+
+from __future__ import annotations
+
+import re
+
+from .model import GpuError
+
+HINTS = {
+    "not_installed": (
+        "Install the NVIDIA driver (it provides nvidia-smi and libnvidia-ml.so), or point "
+        "GpuMonitor.nvidia_smi_path at nvidia-smi. In a container, start it with the NVIDIA "
+        "Container Toolkit (docker run --gpus all)."
+    ),
+    "driver_not_loaded": (
+        "The NVIDIA kernel module is not loaded: run `sudo modprobe nvidia`, or reboot after a "
+        "driver install or upgrade; `dmesg | grep -i nvidia` says why it failed to load."
+    ),
+    "version_mismatch": (
+        "The loaded kernel module and the installed driver library differ, usually after a "
+        "driver upgrade without a reboot: reboot, or reload the modules (`sudo rmmod nvidia_uvm "
+        "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`)."
+    ),
+    "no_devices": (
+        "The driver is loaded but sees no GPU: check `lspci | grep -i nvidia` and `dmesg` "
+        "(RmInitAdapter failed), and that the container was given GPUs."
+    ),
+    "gpu_lost": (
+        "A GPU fell off the bus (Xid 79): check `dmesg`; it usually needs a reboot or "
+        "`nvidia-smi -r` by an administrator."
+    ),
+    "permission": (
+        "This user may not open the GPU device files (/dev/nvidia*): check their permissions "
+        "and, in a container, the device mapping."
+    ),
+    "timeout": (
+        "nvidia-smi did not answer in time; the driver may be hung (look for Xid errors in "
+        "`dmesg`). Enabling persistence mode (`sudo nvidia-smi -pm 1`) shortens slow first "
+        "calls; GpuMonitor.command_timeout sets the limit."
+    ),
+    "bad_output": (
+        "nvidia-smi printed something this extension cannot read. Please report it with the "
+        "output of `nvidia-smi -q -x` attached."
+    ),
+    "unknown": (
+        "Run nvidia-smi in a terminal for details. Inside a container, 'Unknown Error' usually "
+        "means it lost its GPU device nodes (e.g. after `systemctl daemon-reload` on the host): "
+        "restart the container."
+    ),
+}
+
+# Patterns over nvidia-smi's own error messages. Only GPU states are listed here: messages
+# about other things (NVLink queries, usage errors) must not be mistaken for one.
+_MESSAGE_KINDS = (
+    (
+        re.compile(r"couldn't find libnvidia-ml\.so|NVML Shared Library Not Found", re.I),
+        "not_installed",
+    ),
+    (
+        re.compile(r"couldn't communicate with the NVIDIA driver|Driver Not Loaded", re.I),
+        "driver_not_loaded",
+    ),
+    (re.compile(r"Driver/library version mismatch", re.I), "version_mismatch"),
+    (re.compile(r"^No devices were found", re.I | re.M), "no_devices"),
+    (re.compile(r"GPU is lost|fallen off the bus", re.I), "gpu_lost"),
+    (re.compile(r"Insufficient Permissions|Permission denied|No Permission", re.I), "permission"),
+    (re.compile(r"Failed to initialize NVML: Unknown Error", re.I), "unknown"),
+)
+
+# How much an error tells the user about the machine, for choosing between two sources'
+# failures: a missing library says little; "version mismatch" says exactly what to do.
+_TELLING = {"not_installed": 0, "unknown": 1, "bad_output": 2, "timeout": 3}
+
+
+class GpuReadError(Exception):
+    """A read that failed in a way the API reports as ``error``."""
+
+    def __init__(self, kind: str, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.hint = hint if hint is not None else HINTS[kind]
+
+    def to_error(self) -> GpuError:
+        """The JSON-ready form of this failure."""
+        return GpuError(kind=self.kind, message=self.message, hint=self.hint)
+
+
+def kind_of_message(text: str) -> str | None:
+    """The GPU state an nvidia-smi message reports, or None when it reports none."""
+    for pattern, kind in _MESSAGE_KINDS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def error_from_output(text: str, returncode: int) -> GpuReadError:
+    """The error for an nvidia-smi run that failed or printed an error instead of data."""
+    message = " ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+    kind = kind_of_message(text)
+    if kind is None:
+        kind = "bad_output" if returncode == 0 else "unknown"
+        if not message:
+            message = f"nvidia-smi exited with status {returncode} and printed nothing"
+    return GpuReadError(kind, message[:500])
+
+
+def more_telling(first: GpuReadError, second: GpuReadError) -> GpuReadError:
+    """Of two sources' failures, the one that tells the user more (the first on a tie)."""
+    rank_first = _TELLING.get(first.kind, len(_TELLING))
+    rank_second = _TELLING.get(second.kind, len(_TELLING))
+    return second if rank_second > rank_first else first

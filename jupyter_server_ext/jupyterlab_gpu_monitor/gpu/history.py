@@ -1,0 +1,82 @@
+"""The Sampler's memory: a bounded ring of readings, served as columnar deltas."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import deque
+from typing import Any
+
+from .model import SERIES_FIELDS, Snapshot
+
+# One GPU at one moment, compactly: (uuid, index, name, *SERIES_FIELDS values).
+_GpuRow = tuple
+_Point = tuple[float, tuple[_GpuRow, ...]]
+
+
+def _intern(text: str | None) -> str | None:
+    # The same few names and UUIDs repeat in every point: keep one copy of each.
+    return sys.intern(text) if text is not None else None
+
+
+class History:
+    """The last ``history_seconds`` of readings; never more points than fit that span at the
+    sampling interval, whatever the clock does."""
+
+    def __init__(self, history_seconds: float, interval_seconds: float):
+        self.history_seconds = history_seconds
+        self.interval_seconds = interval_seconds
+        self._points: deque[_Point] = deque(
+            maxlen=max(1, math.ceil(history_seconds / interval_seconds))
+        )
+
+    def __len__(self) -> int:
+        return len(self._points)
+
+    @property
+    def capacity(self) -> int:
+        """The most points it ever holds."""
+        return self._points.maxlen or 0
+
+    def append(self, snapshot: Snapshot) -> None:
+        """Keep a reading's numbers (a failed read has none and is not kept)."""
+        if snapshot.error is not None:
+            return
+        rows = tuple(
+            (_intern(gpu.uuid), gpu.index, _intern(gpu.name), *self._values(gpu))
+            for gpu in snapshot.gpus
+        )
+        self._points.append((snapshot.timestamp, rows))
+        horizon = snapshot.timestamp - self.history_seconds
+        while self._points and self._points[0][0] < horizon:
+            self._points.popleft()
+
+    @staticmethod
+    def _values(gpu) -> tuple:
+        return tuple(getattr(gpu, name) for name in SERIES_FIELDS)
+
+    def since(self, since: float | None) -> dict[str, Any]:
+        """The points after ``since`` (all when None), one column per GPU and field."""
+        points: list[_Point] = []
+        # Clients poll for the last few points: walk back from the newest.
+        for point in reversed(self._points):
+            if since is not None and point[0] <= since:
+                break
+            points.append(point)
+        points.reverse()
+        columns: dict[Any, dict[str, Any]] = {}
+        for position, (_, rows) in enumerate(points):
+            for uuid, index, name, *values in rows:
+                column = columns.get(uuid or index)
+                if column is None:
+                    column = {"index": index, "uuid": uuid, "name": name}
+                    column.update({field: [None] * len(points) for field in SERIES_FIELDS})
+                    columns[uuid or index] = column
+                for field, value in zip(SERIES_FIELDS, values):
+                    column[field][position] = value
+        return {
+            "interval_seconds": self.interval_seconds,
+            "history_seconds": self.history_seconds,
+            "timestamps": [timestamp for timestamp, _ in points],
+            "gpus": sorted(columns.values(), key=lambda column: column["index"]),
+        }

@@ -1,0 +1,110 @@
+"""The snapshot: what one read of the GPUs returns, in the units of the REST contract.
+
+Percent 0-100, MiB, degrees Celsius, watts, MHz; ``None`` wherever the device does not report
+a value (``[N/A]``, ``[Not Supported]``...), never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ERROR_KINDS = (
+    "not_installed",
+    "driver_not_loaded",
+    "version_mismatch",
+    "no_devices",
+    "gpu_lost",
+    "permission",
+    "timeout",
+    "bad_output",
+    "unknown",
+)
+
+
+@dataclass
+class GpuError:
+    """Why a read failed: a kind from ``ERROR_KINDS``, what happened, and what to do about it."""
+
+    kind: str
+    message: str
+    hint: str
+
+
+@dataclass
+class MigDevice:
+    """One MIG instance of a MIG-enabled GPU."""
+
+    index: int
+    uuid: str | None = None
+    profile: str | None = None
+    gpu_instance_id: int | None = None
+    compute_instance_id: int | None = None
+    memory_total_mib: float | None = None
+    memory_used_mib: float | None = None
+
+
+@dataclass
+class GpuProcess:
+    """A process holding a context on a GPU. ``type`` is nvidia-smi's C, G or C+G."""
+
+    pid: int
+    used_memory_mib: float | None = None
+    name: str | None = None
+    type: str | None = None
+    gpu_instance_id: int | None = None
+
+
+@dataclass
+class Gpu:
+    """One physical GPU at one moment."""
+
+    index: int
+    uuid: str | None = None
+    name: str | None = None
+    pci_bus_id: str | None = None
+    utilization_gpu: float | None = None
+    utilization_memory: float | None = None
+    memory_total_mib: float | None = None
+    memory_used_mib: float | None = None
+    memory_free_mib: float | None = None
+    temperature_c: float | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    fan_speed_pct: float | None = None
+    sm_clock_mhz: float | None = None
+    mig_mode: str | None = None
+    mig_devices: list[MigDevice] = field(default_factory=list)
+    processes: list[GpuProcess] = field(default_factory=list)
+    # Why a field is null when the reason is known (e.g. utilisation under MIG).
+    unavailable: dict[str, str] = field(default_factory=dict)
+    error: GpuError | None = None
+
+
+# The per-GPU numbers the history keeps, in this order.
+SERIES_FIELDS = (
+    "utilization_gpu",
+    "utilization_memory",
+    "memory_used_mib",
+    "memory_total_mib",
+    "temperature_c",
+    "power_draw_w",
+    "fan_speed_pct",
+    "sm_clock_mhz",
+)
+
+
+@dataclass
+class Snapshot:
+    """All GPUs of this machine at one moment, or the error that prevented reading them."""
+
+    source: str | None
+    timestamp: float
+    driver_version: str | None = None
+    cuda_version: str | None = None
+    error: GpuError | None = None
+    gpus: list[Gpu] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot as the REST API, the CLI and the metrics endpoint share it."""
+        return asdict(self)

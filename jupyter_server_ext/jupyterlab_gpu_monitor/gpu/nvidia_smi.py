@@ -1,0 +1,204 @@
+"""The nvidia-smi source: cheap CSV queries on every read, the full XML now and then."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Sequence
+
+from .errors import GpuReadError, error_from_output, kind_of_message
+from .model import Gpu, GpuProcess, Snapshot
+from .smi_csv import (
+    QUERY_APPS_FIELDS,
+    QUERY_GPU_FIELDS,
+    AppRow,
+    field_name,
+    parse_compute_apps,
+    parse_query_gpu,
+)
+from .smi_list import parse_list
+from .smi_xml import MIG_UNAVAILABLE, parse_xml
+
+# Driver, CUDA version and MIG layout change rarely; `-q -x` costs tens to hundreds of ms.
+STATIC_REFRESH_SECONDS = 30.0
+_INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
+
+
+async def run_nvidia_smi(executable: str, args: Sequence[str], timeout_seconds: float) -> str:
+    """nvidia-smi's stdout; a typed error when it is missing, fails, or hangs (then killed)."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            executable,
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+    except FileNotFoundError:
+        raise GpuReadError("not_installed", f"nvidia-smi was not found ({executable})") from None
+    except PermissionError:
+        raise GpuReadError(
+            "permission", f"nvidia-smi may not be run by this user ({executable})"
+        ) from None
+    try:
+        output, _ = await asyncio.wait_for(process.communicate(), timeout_seconds)
+    except asyncio.TimeoutError:
+        raise GpuReadError(
+            "timeout", f"nvidia-smi did not answer within {timeout_seconds:g} s"
+        ) from None
+    finally:
+        # Timed out, or the server is stopping: leave no nvidia-smi behind.
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    text = output.decode("utf-8", errors="replace")
+    if process.returncode != 0:
+        raise error_from_output(text, process.returncode)
+    return text
+
+
+class NvidiaSmiSource:
+    """Reads the GPUs by running nvidia-smi. Callers keep to one read at a time (the Sampler)."""
+
+    name = "nvidia-smi"
+
+    def __init__(self, executable: str = "nvidia-smi", timeout_seconds: float = 5.0):
+        self._executable = executable
+        self._timeout_seconds = timeout_seconds
+        self._gpu_fields = list(QUERY_GPU_FIELDS)
+        self._static: Snapshot | None = None
+        self._static_read_at = 0.0
+
+    async def sample(self) -> Snapshot:
+        """One snapshot of all GPUs; raises GpuReadError when nvidia-smi cannot give one."""
+        try:
+            return await self._sample()
+        except GpuReadError:
+            # Re-read the static facts after a failure: the driver may have changed.
+            self._static = None
+            raise
+
+    def close(self) -> None:
+        """Nothing to release: every read is its own process."""
+
+    async def _sample(self) -> Snapshot:
+        if self._static is None or time.monotonic() - self._static_read_at > STATIC_REFRESH_SECONDS:
+            self._static = await self._read_static()
+            self._static_read_at = time.monotonic()
+        rows = await self._query_gpus()
+        apps = parse_compute_apps(
+            await self._run(
+                [f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,nounits"]
+            )
+        )
+        return merge(self._static, rows.gpus, apps, rows.driver_version, time.time())
+
+    async def _read_static(self) -> Snapshot:
+        static = parse_xml(await self._run(["-q", "-x"]), time.time())
+        if any(gpu.mig_mode == "enabled" for gpu in static.gpus):
+            try:
+                listed = parse_list(await self._run(["-L"]))
+            except GpuReadError:
+                listed = []  # profiles and MIG UUIDs are a nicety; the XML has the rest
+            name_mig_devices(static.gpus, listed)
+        return static
+
+    async def _query_gpus(self):
+        # Old drivers reject fields they do not know (mig.mode.current before 450): drop the
+        # field nvidia-smi names and ask again, once per field.
+        while True:
+            args = [f"--query-gpu={','.join(self._gpu_fields)}", "--format=csv,nounits"]
+            try:
+                return parse_query_gpu(await self._run(args))
+            except GpuReadError as error:
+                rejected = _INVALID_FIELD.search(error.message)
+                if rejected is None or rejected.group(1) not in self._gpu_fields[3:]:
+                    raise
+                self._gpu_fields.remove(rejected.group(1))
+
+    async def _run(self, args: Sequence[str]) -> str:
+        return await run_nvidia_smi(self._executable, args, self._timeout_seconds)
+
+
+def name_mig_devices(gpus: list[Gpu], listed: list[Gpu]) -> None:
+    """Copy the profile and MIG UUID of each instance from ``-L`` onto the XML's instances."""
+    by_uuid = {gpu.uuid: gpu for gpu in listed}
+    for gpu in gpus:
+        named = by_uuid.get(gpu.uuid)
+        if named is None:
+            continue
+        for device, listed_device in zip(gpu.mig_devices, named.mig_devices):
+            device.uuid = listed_device.uuid
+            device.profile = listed_device.profile
+
+
+def merge(
+    static: Snapshot,
+    gpus: list[Gpu],
+    apps: list[AppRow],
+    driver_version: str | None,
+    timestamp: float,
+) -> Snapshot:
+    """Fresh CSV readings joined with the XML's slower facts (MIG layout, process types)."""
+    static_by_uuid = {gpu.uuid: gpu for gpu in static.gpus}
+    for gpu in gpus:
+        known = static_by_uuid.get(gpu.uuid)
+        if known is not None:
+            gpu.mig_mode = gpu.mig_mode or known.mig_mode
+            gpu.mig_devices = known.mig_devices
+        if gpu.mig_mode == "enabled":
+            for attribute in ("utilization_gpu", "utilization_memory"):
+                if getattr(gpu, attribute) is None:
+                    gpu.unavailable[attribute] = MIG_UNAVAILABLE
+        known_processes = {p.pid: p for p in known.processes} if known is not None else {}
+        gpu.processes = [
+            _with_xml_facts(app.process, known_processes.get(app.process.pid))
+            for app in apps
+            if app.gpu_uuid == gpu.uuid
+        ]
+    return Snapshot(
+        source="nvidia-smi",
+        timestamp=timestamp,
+        driver_version=driver_version or static.driver_version,
+        cuda_version=static.cuda_version,
+        gpus=gpus,
+    )
+
+
+def _with_xml_facts(process: GpuProcess, known: GpuProcess | None) -> GpuProcess:
+    if known is not None:
+        process.type = known.type or process.type
+        process.gpu_instance_id = known.gpu_instance_id
+    return process
+
+
+def parse_saved_output(text: str, fields: Sequence[str] | None = None) -> Snapshot:
+    """A snapshot from a saved nvidia-smi output: ``-q -x``, ``--query-gpu`` or
+    ``--query-compute-apps`` CSV, or ``-L``; an error message it printed becomes its error."""
+    stripped = text.lstrip()
+    now = time.time()
+    if stripped.startswith("<"):
+        return parse_xml(text, now)
+    if stripped.startswith("GPU ") and "(UUID: " in stripped.splitlines()[0]:
+        return Snapshot(source="nvidia-smi", timestamp=now, gpus=parse_list(text))
+    first_line = stripped.splitlines()[0] if stripped else ""
+    names = fields or [field_name(cell) for cell in first_line.split(",")]
+    if "pid" in names:
+        apps = parse_compute_apps(text, fields)
+        gpus: dict[str | None, Gpu] = {}
+        for app in apps:
+            gpu = gpus.setdefault(
+                app.gpu_uuid,
+                Gpu(
+                    index=len(gpus), uuid=app.gpu_uuid, name=app.gpu_name, pci_bus_id=app.gpu_bus_id
+                ),
+            )
+            gpu.processes.append(app.process)
+        return Snapshot(source="nvidia-smi", timestamp=now, gpus=list(gpus.values()))
+    if fields is None and kind_of_message(text):
+        raise error_from_output(text, 0)
+    rows = parse_query_gpu(text, fields)
+    return Snapshot(
+        source="nvidia-smi", timestamp=now, driver_version=rows.driver_version, gpus=rows.gpus
+    )

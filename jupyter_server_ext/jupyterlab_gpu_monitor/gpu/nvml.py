@@ -1,0 +1,230 @@
+"""The NVML source: NVIDIA's own library (``nvidia-ml-py``), about 0.1 ms a read.
+
+Every call is guarded on its own: a reading the device does not support is null, a GPU that
+fell off the bus is that GPU's error, and only a failure to start NVML fails the whole read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+from .errors import GpuReadError
+from .model import Gpu, GpuProcess, MigDevice, Snapshot
+from .smi_xml import MIG_UNAVAILABLE
+
+_MIB = 1024 * 1024
+
+# NVML return codes (nvml.h) -> error kinds.
+_KIND_OF_CODE = {
+    4: "permission",  # NVML_ERROR_NO_PERMISSION
+    9: "driver_not_loaded",  # NVML_ERROR_DRIVER_NOT_LOADED
+    10: "timeout",  # NVML_ERROR_TIMEOUT
+    12: "not_installed",  # NVML_ERROR_LIBRARY_NOT_FOUND
+    15: "gpu_lost",  # NVML_ERROR_GPU_IS_LOST
+    18: "version_mismatch",  # NVML_ERROR_LIB_RM_VERSION_MISMATCH
+    28: "no_devices",  # NVML_ERROR_GPU_NOT_FOUND
+}
+_GPU_IS_LOST = 15
+_NOT_SUPPORTED = 3
+
+
+def read_error(error: Exception) -> GpuReadError:
+    """The typed error for an exception raised by pynvml."""
+    code = getattr(error, "value", None)
+    return GpuReadError(_KIND_OF_CODE.get(code, "unknown"), f"NVML: {error}")
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value
+
+
+class NvmlSource:
+    """Reads the GPUs through NVML in a worker thread, never on the event loop."""
+
+    name = "nvml"
+
+    def __init__(self, timeout_seconds: float = 5.0, nvml: ModuleType | None = None):
+        self._timeout_seconds = timeout_seconds
+        self._nvml = nvml
+        self._started = False
+        self._pending: asyncio.Future | None = None
+
+    def open(self) -> None:
+        """Load and start NVML; raises GpuReadError when it is missing or cannot start."""
+        if self._started:
+            return
+        if self._nvml is None:
+            try:
+                import pynvml
+            except ImportError:
+                raise GpuReadError(
+                    "not_installed",
+                    "nvidia-ml-py is not installed",
+                    "pip install 'jupyterlab-gpu-monitor[nvml]' for NVML readings; "
+                    "nvidia-smi is used meanwhile.",
+                ) from None
+            self._nvml = pynvml
+        try:
+            self._nvml.nvmlInit()
+        except self._nvml.NVMLError as error:
+            raise read_error(error) from None
+        self._started = True
+
+    def close(self) -> None:
+        """Shut NVML down, if this source started it."""
+        if self._started and self._nvml is not None:
+            try:
+                self._nvml.nvmlShutdown()
+            except self._nvml.NVMLError:
+                pass  # shutting down a library whose driver went away: nothing left to release
+            self._started = False
+
+    async def sample(self) -> Snapshot:
+        """One snapshot of all GPUs; raises GpuReadError when NVML cannot give one."""
+        if self._pending is not None and not self._pending.done():
+            # A hung NVML call cannot be cancelled; do not stack another thread behind it.
+            raise GpuReadError("timeout", "an earlier NVML read has not returned yet")
+        self._pending = asyncio.ensure_future(asyncio.to_thread(self._read))
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._pending), self._timeout_seconds)
+        except asyncio.TimeoutError:
+            raise GpuReadError(
+                "timeout", f"NVML did not answer within {self._timeout_seconds:g} s"
+            ) from None
+
+    def _read(self) -> Snapshot:
+        self.open()
+        nvml = self._nvml
+        try:
+            count = nvml.nvmlDeviceGetCount()
+            driver_version = _text(nvml.nvmlSystemGetDriverVersion())
+        except nvml.NVMLError as error:
+            raise read_error(error) from None
+        if count == 0:
+            raise GpuReadError("no_devices", "NVML found no GPU")
+        return Snapshot(
+            source=self.name,
+            timestamp=time.time(),
+            driver_version=driver_version,
+            cuda_version=self._cuda_version(),
+            gpus=[self._gpu(index) for index in range(count)],
+        )
+
+    def _cuda_version(self) -> str | None:
+        try:
+            version = self._nvml.nvmlSystemGetCudaDriverVersion()
+        except self._nvml.NVMLError:
+            return None
+        return f"{version // 1000}.{version % 1000 // 10}"
+
+    def _gpu(self, index: int) -> Gpu:
+        nvml = self._nvml
+        gpu = Gpu(index=index)
+        try:
+            handle = nvml.nvmlDeviceGetHandleByIndex(index)
+            self._fill(gpu, handle)
+        except nvml.NVMLError as error:
+            gpu.error = read_error(error).to_error()
+        return gpu
+
+    def _field(self, gpu: Gpu, name: str, call: Callable[..., Any], *args: Any) -> Any:
+        """One reading; None when unsupported, the reason kept when it is not that."""
+        try:
+            return call(*args)
+        except self._nvml.NVMLError as error:
+            if error.value == _GPU_IS_LOST:
+                raise
+            if error.value != _NOT_SUPPORTED:
+                gpu.unavailable[name] = str(error)
+            return None
+
+    def _fill(self, gpu: Gpu, handle: Any) -> None:
+        nvml = self._nvml
+        field = self._field
+        gpu.name = _text(field(gpu, "name", nvml.nvmlDeviceGetName, handle))
+        gpu.uuid = _text(field(gpu, "uuid", nvml.nvmlDeviceGetUUID, handle))
+        pci = field(gpu, "pci_bus_id", nvml.nvmlDeviceGetPciInfo, handle)
+        gpu.pci_bus_id = _text(pci.busId) if pci is not None else None
+        mig = field(gpu, "mig_mode", nvml.nvmlDeviceGetMigMode, handle)
+        if mig is not None:
+            gpu.mig_mode = "enabled" if mig[0] == nvml.NVML_DEVICE_MIG_ENABLE else "disabled"
+        rates = field(gpu, "utilization_gpu", nvml.nvmlDeviceGetUtilizationRates, handle)
+        if rates is not None:
+            gpu.utilization_gpu, gpu.utilization_memory = rates.gpu, rates.memory
+        elif gpu.mig_mode == "enabled":
+            gpu.unavailable["utilization_gpu"] = MIG_UNAVAILABLE
+            gpu.unavailable["utilization_memory"] = MIG_UNAVAILABLE
+        memory = field(gpu, "memory_total_mib", nvml.nvmlDeviceGetMemoryInfo, handle)
+        if memory is not None:
+            gpu.memory_total_mib = memory.total // _MIB
+            gpu.memory_used_mib = memory.used // _MIB
+            gpu.memory_free_mib = memory.free // _MIB
+        gpu.temperature_c = field(
+            gpu,
+            "temperature_c",
+            nvml.nvmlDeviceGetTemperature,
+            handle,
+            nvml.NVML_TEMPERATURE_GPU,
+        )
+        power = field(gpu, "power_draw_w", nvml.nvmlDeviceGetPowerUsage, handle)
+        gpu.power_draw_w = power / 1000 if power is not None else None
+        limit = field(gpu, "power_limit_w", nvml.nvmlDeviceGetEnforcedPowerLimit, handle)
+        gpu.power_limit_w = limit / 1000 if limit is not None else None
+        gpu.fan_speed_pct = field(gpu, "fan_speed_pct", nvml.nvmlDeviceGetFanSpeed, handle)
+        gpu.sm_clock_mhz = field(
+            gpu, "sm_clock_mhz", nvml.nvmlDeviceGetClockInfo, handle, nvml.NVML_CLOCK_SM
+        )
+        gpu.processes = self._processes(gpu, handle, None)
+        if gpu.mig_mode == "enabled":
+            gpu.mig_devices = self._mig_devices(gpu, handle)
+
+    def _processes(self, gpu: Gpu, handle: Any, instance: int | None) -> list[GpuProcess]:
+        nvml = self._nvml
+        running = self._field(gpu, "processes", nvml.nvmlDeviceGetComputeRunningProcesses, handle)
+        processes = []
+        for entry in running or []:
+            used = getattr(entry, "usedGpuMemory", None)
+            name = self._field(gpu, "processes", nvml.nvmlSystemGetProcessName, entry.pid)
+            processes.append(
+                GpuProcess(
+                    pid=entry.pid,
+                    used_memory_mib=used // _MIB if used is not None else None,
+                    name=_text(name),
+                    type="C",
+                    gpu_instance_id=instance,
+                )
+            )
+        return processes
+
+    def _mig_devices(self, gpu: Gpu, handle: Any) -> list[MigDevice]:
+        nvml = self._nvml
+        devices = []
+        slots = self._field(gpu, "mig_devices", nvml.nvmlDeviceGetMaxMigDeviceCount, handle)
+        for slot in range(slots or 0):
+            try:
+                mig = nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, slot)
+            except nvml.NVMLError:
+                continue  # an empty slot: fewer instances than the GPU could hold
+            device = MigDevice(index=len(devices))
+            device.uuid = _text(self._field(gpu, "mig_devices", nvml.nvmlDeviceGetUUID, mig))
+            name = _text(self._field(gpu, "mig_devices", nvml.nvmlDeviceGetName, mig))
+            device.profile = name.rsplit("MIG ", 1)[-1] if name and "MIG " in name else None
+            device.gpu_instance_id = self._field(
+                gpu, "mig_devices", nvml.nvmlDeviceGetGpuInstanceId, mig
+            )
+            device.compute_instance_id = self._field(
+                gpu, "mig_devices", nvml.nvmlDeviceGetComputeInstanceId, mig
+            )
+            memory = self._field(gpu, "mig_devices", nvml.nvmlDeviceGetMemoryInfo, mig)
+            if memory is not None:
+                device.memory_total_mib = memory.total // _MIB
+                device.memory_used_mib = memory.used // _MIB
+            # Under MIG the parent lists no processes; each instance lists its own.
+            gpu.processes.extend(self._processes(gpu, mig, device.gpu_instance_id))
+            devices.append(device)
+        return devices

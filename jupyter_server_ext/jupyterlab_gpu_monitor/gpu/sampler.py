@@ -1,0 +1,119 @@
+"""One Sampler per server: reads the GPUs on a timer while someone is watching.
+
+However many browser tabs poll, the GPUs are read once per interval, by one task, with at most
+one read in flight; with nobody watching for ``idle_seconds`` the task ends and costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from typing import Any
+
+from .errors import GpuReadError
+from .history import History
+from .model import Snapshot
+from .source import GpuSource
+
+log = logging.getLogger(__name__)
+
+
+class Sampler:
+    """Owns the source, the latest snapshot and the history ring."""
+
+    def __init__(
+        self,
+        source: GpuSource,
+        interval_seconds: float = 1.0,
+        history_seconds: float = 3600.0,
+        idle_seconds: float = 30.0,
+    ):
+        self.source = source
+        self.interval_seconds = interval_seconds
+        self.idle_seconds = idle_seconds
+        self.history = History(history_seconds, interval_seconds)
+        self.reads = 0
+        self.read_errors: Counter[str] = Counter()
+        self.latest: Snapshot | None = None
+        self.last_good: Snapshot | None = None
+        self._latest_at = float("-inf")  # monotonic time of the latest read
+        self._last_watched = float("-inf")
+        self._task: asyncio.Task | None = None
+        self._next_read: asyncio.Future | None = None
+
+    @property
+    def sampling(self) -> bool:
+        """Whether the reading task is running (someone watched within ``idle_seconds``)."""
+        return self._task is not None and not self._task.done()
+
+    async def snapshot(self) -> Snapshot:
+        """The latest snapshot, read within the last two intervals."""
+        await self._fresh()
+        assert self.latest is not None
+        return self.latest
+
+    async def history_since(self, since: float | None) -> dict[str, Any]:
+        """The history after ``since``, in the columnar form of ``History.since``."""
+        await self._fresh()
+        return self.history.since(since)
+
+    async def stop(self) -> None:
+        """End the reading task and release the source."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        self.source.close()
+
+    async def _fresh(self) -> None:
+        self._last_watched = time.monotonic()
+        loop = asyncio.get_running_loop()
+        if self._next_read is None or self._next_read.done():
+            self._next_read = loop.create_future()
+        if not self.sampling:
+            self._task = loop.create_task(self._run())
+        if time.monotonic() - self._latest_at > 2 * self.interval_seconds:
+            # Shielded: one caller giving up must not cancel the read the others wait for.
+            await asyncio.shield(self._next_read)
+
+    async def _run(self) -> None:
+        try:
+            while time.monotonic() - self._last_watched < self.idle_seconds:
+                started = time.monotonic()
+                snapshot = await self._read()
+                self.latest = snapshot
+                self._latest_at = time.monotonic()
+                self.history.append(snapshot)
+                if snapshot.error is None:
+                    self.last_good = snapshot
+                if self._next_read is not None and not self._next_read.done():
+                    self._next_read.set_result(snapshot)
+                await asyncio.sleep(max(0.0, self.interval_seconds - (time.monotonic() - started)))
+        finally:
+            # Stopped or broken: nobody may wait for a read that will not come.
+            if self._next_read is not None and not self._next_read.done():
+                self._next_read.cancel()
+
+    async def _read(self) -> Snapshot:
+        self.reads += 1
+        try:
+            return await self.source.sample()
+        except GpuReadError as error:
+            self.read_errors[error.kind] += 1
+            failed = error
+        except Exception:
+            # A bug of ours must not end sampling or reach the client as a 500 forever.
+            log.exception("GPU read failed unexpectedly")
+            self.read_errors["unknown"] += 1
+            failed = GpuReadError(
+                "unknown", "reading the GPUs failed unexpectedly (see the server log)"
+            )
+        return Snapshot(
+            source=None if self.source.name == "auto" else self.source.name,
+            timestamp=time.time(),
+            error=failed.to_error(),
+        )

@@ -1,0 +1,119 @@
+"""Parsing ``nvidia-smi -q -x``: every fact of every GPU, across DTD versions 10 to 13.
+
+Element names moved between driver generations (``power_readings/power_draw`` became
+``gpu_power_readings/power_draw`` and then ``instant_power_draw``); each reading lists the
+paths it has had, newest first, and takes the first that holds a value.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from .errors import GpuReadError, error_from_output, kind_of_message
+from .model import Gpu, GpuProcess, MigDevice, Snapshot
+from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
+
+_NUMBER_PATHS = {
+    "utilization_gpu": ("utilization/gpu_util",),
+    "utilization_memory": ("utilization/memory_util",),
+    "memory_total_mib": ("fb_memory_usage/total",),
+    "memory_used_mib": ("fb_memory_usage/used",),
+    "memory_free_mib": ("fb_memory_usage/free",),
+    "temperature_c": ("temperature/gpu_temp",),
+    "power_draw_w": (
+        "gpu_power_readings/instant_power_draw",
+        "gpu_power_readings/power_draw",
+        "gpu_power_readings/average_power_draw",
+        "power_readings/power_draw",
+    ),
+    "power_limit_w": (
+        "gpu_power_readings/current_power_limit",
+        "power_readings/enforced_power_limit",
+        "power_readings/power_limit",
+    ),
+    "fan_speed_pct": ("fan_speed",),
+    "sm_clock_mhz": ("clocks/sm_clock",),
+}
+MIG_UNAVAILABLE = "not available under MIG"
+
+
+def _number(element: ET.Element, *paths: str) -> Number | None:
+    for path in paths:
+        value = number_value(element.findtext(path))
+        if value is not None:
+            return value
+    return None
+
+
+def _int(element: ET.Element, path: str) -> int | None:
+    value = number_value(element.findtext(path))
+    return int(value) if value is not None else None
+
+
+def parse_xml(text: str, timestamp: float) -> Snapshot:
+    """The snapshot in an ``nvidia-smi -q -x`` document; a typed error if it is not one."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as error:
+        if kind_of_message(text):
+            raise error_from_output(text, 0) from None
+        raise GpuReadError("bad_output", f"nvidia-smi printed malformed XML ({error})") from None
+    if root.tag != "nvidia_smi_log":
+        raise GpuReadError(
+            "bad_output", f"nvidia-smi XML has root <{root.tag}>, not <nvidia_smi_log>"
+        )
+    gpus = [_gpu(element, index) for index, element in enumerate(root.findall("gpu"))]
+    return Snapshot(
+        source="nvidia-smi",
+        timestamp=timestamp,
+        driver_version=text_value(root.findtext("driver_version")),
+        cuda_version=text_value(root.findtext("cuda_version")),
+        gpus=gpus,
+    )
+
+
+def _gpu(element: ET.Element, index: int) -> Gpu:
+    # nvidia-smi numbers GPUs in the order it lists them (PCI bus order), not by minor number.
+    gpu = Gpu(
+        index=index,
+        uuid=text_value(element.findtext("uuid")),
+        name=text_value(element.findtext("product_name")),
+        pci_bus_id=text_value(element.findtext("pci/pci_bus_id")) or element.get("id"),
+        mig_mode=mig_mode_value(element.findtext("mig_mode/current_mig")),
+    )
+    for attribute, paths in _NUMBER_PATHS.items():
+        setattr(gpu, attribute, _number(element, *paths))
+    if gpu.mig_mode == "enabled":
+        for attribute in ("utilization_gpu", "utilization_memory"):
+            if getattr(gpu, attribute) is None:
+                gpu.unavailable[attribute] = MIG_UNAVAILABLE
+    gpu.mig_devices = [_mig_device(mig) for mig in element.findall("mig_devices/mig_device")]
+    processes = (_process(info) for info in element.findall("processes/process_info"))
+    gpu.processes = [process for process in processes if process is not None]
+    if any(says_gpu_lost(child.text) for child in element.iter()):
+        gpu.error = GpuReadError("gpu_lost", f"GPU {index} is lost").to_error()
+    return gpu
+
+
+def _mig_device(element: ET.Element) -> MigDevice:
+    index = _int(element, "index")
+    return MigDevice(
+        index=index if index is not None else 0,
+        gpu_instance_id=_int(element, "gpu_instance_id"),
+        compute_instance_id=_int(element, "compute_instance_id"),
+        memory_total_mib=_number(element, "fb_memory_usage/total"),
+        memory_used_mib=_number(element, "fb_memory_usage/used"),
+    )
+
+
+def _process(element: ET.Element) -> GpuProcess | None:
+    pid = _int(element, "pid")
+    if pid is None:
+        return None
+    return GpuProcess(
+        pid=pid,
+        used_memory_mib=_number(element, "used_memory"),
+        name=text_value(element.findtext("process_name")),
+        type=text_value(element.findtext("type")),
+        gpu_instance_id=_int(element, "gpu_instance_id"),
+    )

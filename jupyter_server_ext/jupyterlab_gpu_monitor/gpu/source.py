@@ -1,0 +1,77 @@
+"""Choosing where readings come from: ``GpuMonitor.source`` = auto | nvml | nvidia-smi."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .errors import GpuReadError, more_telling
+from .model import Snapshot
+from .nvidia_smi import NvidiaSmiSource
+from .nvml import NvmlSource
+
+SOURCE_NAMES = ("auto", "nvml", "nvidia-smi")
+
+
+class GpuSource(Protocol):
+    """Anything that can read all GPUs once."""
+
+    name: str
+
+    async def sample(self) -> Snapshot:
+        """One snapshot; raises GpuReadError when the GPUs cannot be read."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds (NVML's handle)."""
+        ...
+
+
+class AutoSource:
+    """NVML when it starts, else nvidia-smi; re-chosen after a failure, so that a driver that
+    comes back (or NVML installed later) is picked up without restarting the server."""
+
+    name = "auto"
+
+    def __init__(self, nvml: NvmlSource, nvidia_smi: NvidiaSmiSource):
+        self._candidates = (nvml, nvidia_smi)
+        self._current: GpuSource | None = None
+
+    @property
+    def current(self) -> GpuSource | None:
+        """The source that gave the last good read, if any."""
+        return self._current
+
+    async def sample(self) -> Snapshot:
+        """A snapshot from the first source that works; else the most telling failure."""
+        if self._current is not None:
+            try:
+                return await self._current.sample()
+            except GpuReadError:
+                self._current = None
+        failure: GpuReadError | None = None
+        for candidate in self._candidates:
+            try:
+                snapshot = await candidate.sample()
+            except GpuReadError as error:
+                failure = error if failure is None else more_telling(failure, error)
+                continue
+            self._current = candidate
+            return snapshot
+        assert failure is not None
+        raise failure
+
+    def close(self) -> None:
+        """Close every candidate."""
+        for candidate in self._candidates:
+            candidate.close()
+
+
+def make_source(setting: str, nvidia_smi_path: str, timeout_seconds: float) -> GpuSource:
+    """The source a ``GpuMonitor.source`` setting names."""
+    nvidia_smi = NvidiaSmiSource(nvidia_smi_path, timeout_seconds)
+    if setting == "nvidia-smi":
+        return nvidia_smi
+    nvml = NvmlSource(timeout_seconds)
+    if setting == "nvml":
+        return nvml
+    return AutoSource(nvml, nvidia_smi)

@@ -1,0 +1,108 @@
+"""REST handlers under ``<base_url>/gpu-monitor/api/``: parse, call, serialize."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import tornado
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+
+from ._version import __version__
+from .config import GpuMonitor
+from .gpu.sampler import Sampler
+
+AUTH_RESOURCE = "gpu-monitor"
+
+
+class GpuMonitorHandler(APIHandler):
+    """Base: every request is authenticated, then authorized to read ``gpu-monitor``."""
+
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def sampler(self) -> Sampler:
+        return self.settings["gpu_monitor_sampler"]
+
+    @property
+    def monitor_config(self) -> GpuMonitor:
+        return self.settings["gpu_monitor_config"]
+
+
+class GpusHandler(GpuMonitorHandler):
+    """``GET gpus``: the latest snapshot of every GPU."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        snapshot = await self.sampler.snapshot()
+        self.finish(json.dumps(snapshot.to_json()))
+
+
+class HistoryHandler(GpuMonitorHandler):
+    """``GET gpus/history?since=<epoch seconds>``: the readings after ``since``, columnar."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        since = self._since()
+        self.finish(json.dumps(await self.sampler.history_since(since)))
+
+    def _since(self) -> float | None:
+        raw = self.get_query_argument("since", None)
+        if raw is None or raw == "":
+            return None
+        try:
+            since = float(raw)
+        except ValueError:
+            since = math.nan
+        if not math.isfinite(since):
+            raise tornado.web.HTTPError(
+                400, f"'since' must be a timestamp in seconds since the epoch, not {raw[:40]!r}"
+            )
+        return since
+
+
+class StatusHandler(GpuMonitorHandler):
+    """``GET status``: the source in use, the settings, driver and CUDA, the last error."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        sampler = self.sampler
+        snapshot = await sampler.snapshot()
+        good = sampler.last_good
+        self.finish(
+            json.dumps(
+                {
+                    "version": __version__,
+                    "source": snapshot.source,
+                    "source_setting": self.monitor_config.source,
+                    "interval_seconds": sampler.interval_seconds,
+                    "history_seconds": sampler.history.history_seconds,
+                    "idle_seconds": sampler.idle_seconds,
+                    "sampling": sampler.sampling,
+                    "reads": sampler.reads,
+                    "driver_version": good.driver_version if good else None,
+                    "cuda_version": good.cuda_version if good else None,
+                    "error": snapshot.to_json()["error"],
+                }
+            )
+        )
+
+
+def setup_route_handlers(web_app, sampler: Sampler, config: GpuMonitor) -> None:
+    """Register the handlers under the server's base_url (``/user/<name>/`` on JupyterHub)."""
+    web_app.settings["gpu_monitor_sampler"] = sampler
+    web_app.settings["gpu_monitor_config"] = config
+    api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
+    web_app.add_handlers(
+        ".*$",
+        [
+            (url_path_join(api, "gpus"), GpusHandler),
+            (url_path_join(api, "gpus", "history"), HistoryHandler),
+            (url_path_join(api, "status"), StatusHandler),
+        ],
+    )

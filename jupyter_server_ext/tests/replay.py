@@ -1,0 +1,89 @@
+"""Where the real captures are, and the fake nvidia-smi that replays them (tests and bench)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(os.environ.get("GPU_MONITOR_FIXTURES", REPO.parent / "shared" / "fixtures"))
+SMI_FIXTURES = FIXTURES / "nvidia-smi"
+FAKE_SMI = Path(__file__).with_name("fake_nvidia_smi.py")
+
+if not SMI_FIXTURES.is_dir():
+    raise RuntimeError(
+        f"the captured nvidia-smi outputs are not at {SMI_FIXTURES}; "
+        "set GPU_MONITOR_FIXTURES to the shared fixtures folder"
+    )
+
+
+def captures(kind: str, pattern: str = "*") -> list[Path]:
+    """Every capture of one kind (xml, csv, errors): new files are picked up by themselves."""
+    return sorted((SMI_FIXTURES / kind).glob(pattern))
+
+
+def install_fake_nvidia_smi(folder: Path) -> Path:
+    """Write an ``nvidia-smi`` into ``folder`` that runs the fake with this interpreter."""
+    folder.mkdir(parents=True, exist_ok=True)
+    executable = folder / "nvidia-smi"
+    executable.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SMI}" "$@"\n')
+    executable.chmod(executable.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return executable
+
+
+FAKE_VARIABLES = (
+    "FAKE_SMI_XML",
+    "FAKE_SMI_GPU_CSV",
+    "FAKE_SMI_APPS_CSV",
+    "FAKE_SMI_LIST",
+    "FAKE_SMI_ERROR",
+    "FAKE_SMI_EXIT",
+    "FAKE_SMI_MODE",
+    "FAKE_SMI_REJECT_FIELD",
+    "FAKE_SMI_LOG",
+)
+
+
+class FakeSmi:
+    """Controls the fake nvidia-smi of one test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, log: Path):
+        self._monkeypatch = monkeypatch
+        self.log = log
+        monkeypatch.setenv("FAKE_SMI_LOG", str(log))
+
+    def replay(self, xml: str, gpu_csv: str, apps_csv: str, listing: str | None = None) -> None:
+        """Answer with these captures (paths relative to the nvidia-smi fixtures)."""
+        for name in ("FAKE_SMI_ERROR", "FAKE_SMI_MODE"):
+            self._monkeypatch.delenv(name, raising=False)
+        self._monkeypatch.setenv("FAKE_SMI_XML", str(SMI_FIXTURES / xml))
+        self._monkeypatch.setenv("FAKE_SMI_GPU_CSV", str(SMI_FIXTURES / gpu_csv))
+        self._monkeypatch.setenv("FAKE_SMI_APPS_CSV", str(SMI_FIXTURES / apps_csv))
+        if listing:
+            self._monkeypatch.setenv("FAKE_SMI_LIST", str(SMI_FIXTURES / listing))
+
+    def fail(self, error_capture: Path, exit_status: int = 9) -> None:
+        """Print this error capture for every call."""
+        self._monkeypatch.setenv("FAKE_SMI_ERROR", str(error_capture))
+        self._monkeypatch.setenv("FAKE_SMI_EXIT", str(exit_status))
+
+    def mode(self, mode: str | None) -> None:
+        """'hang', 'garbage', or None for normal answers."""
+        if mode is None:
+            self._monkeypatch.delenv("FAKE_SMI_MODE", raising=False)
+        else:
+            self._monkeypatch.setenv("FAKE_SMI_MODE", mode)
+
+    def reject_field(self, field: str) -> None:
+        """Behave like a driver that does not know this --query-gpu field."""
+        self._monkeypatch.setenv("FAKE_SMI_REJECT_FIELD", field)
+
+    def calls(self, prefix: str = "") -> list[str]:
+        """The argument lines of the calls made so far, those starting with ``prefix``."""
+        if not self.log.exists():
+            return []
+        return [line for line in self.log.read_text().splitlines() if line.startswith(prefix)]

@@ -1,0 +1,213 @@
+"""The NVML source: the real nvidia-ml-py where it runs here (no driver: it must say so), and
+a stand-in device table for what only a GPU can show (unsupported fields, a lost GPU, MIG)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pynvml
+import pytest
+from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
+from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource
+from jupyterlab_gpu_monitor.gpu.smi_xml import MIG_UNAVAILABLE
+from jupyterlab_gpu_monitor.gpu.source import AutoSource
+
+from .replay import SMI_FIXTURES
+
+MIB = 1024 * 1024
+
+
+async def test_real_nvml_without_a_driver_reports_not_installed():
+    with pytest.raises(GpuReadError) as raised:
+        await NvmlSource().sample()
+    assert raised.value.kind == "not_installed"
+    assert "NVML" in raised.value.message
+
+
+async def test_auto_falls_back_to_nvidia_smi_when_nvml_cannot_start(fake_smi):
+    source = AutoSource(NvmlSource(), NvidiaSmiSource())
+    snapshot = await source.sample()
+    assert snapshot.source == "nvidia-smi"
+    assert source.current is not None and source.current.name == "nvidia-smi"
+
+
+async def test_auto_reports_nvidia_smis_version_mismatch_over_a_missing_nvml(fake_smi):
+    fake_smi.fail(SMI_FIXTURES / "errors/nvml-driver-library-version-mismatch-nvml-570.124.txt", 18)
+    with pytest.raises(GpuReadError) as raised:
+        await AutoSource(NvmlSource(), NvidiaSmiSource()).sample()
+    assert raised.value.kind == "version_mismatch"
+
+
+async def test_auto_reports_nvml_when_nvidia_smi_is_also_missing(no_nvidia_smi):
+    with pytest.raises(GpuReadError) as raised:
+        await AutoSource(NvmlSource(), NvidiaSmiSource()).sample()
+    assert raised.value.kind == "not_installed"
+    assert "NVML" in raised.value.message
+
+
+async def test_auto_recovers_when_the_driver_comes_back(fake_smi):
+    source = AutoSource(NvmlSource(), NvidiaSmiSource())
+    fake_smi.fail(SMI_FIXTURES / "errors/driver-not-loaded-couldnt-communicate.txt")
+    with pytest.raises(GpuReadError):
+        await source.sample()
+    fake_smi.replay(
+        "xml/rtx3080-driver-595.58-v13.xml",
+        "csv/rtx2080super-linux-595.71.05-query-gpu-load.csv",
+        "csv/rtx2080super-linux-595.71.05-compute-apps-load.csv",
+    )
+    assert (await source.sample()).gpus[0].memory_used_mib == 819
+
+
+class StandInNvml:
+    """The calls NvmlSource makes, answering from a device table and raising pynvml's own
+    exceptions: a GPU machine's behaviour for a machine without one."""
+
+    NVMLError = pynvml.NVMLError
+    NVML_TEMPERATURE_GPU = pynvml.NVML_TEMPERATURE_GPU
+    NVML_CLOCK_SM = pynvml.NVML_CLOCK_SM
+    NVML_DEVICE_MIG_ENABLE = pynvml.NVML_DEVICE_MIG_ENABLE
+
+    def __init__(self, devices: list[dict]):
+        self.devices = devices
+        self.shut_down = False
+
+    def _answer(self, handle: dict, key: str):
+        value = handle[key]
+        if isinstance(value, pynvml.NVMLError):
+            raise value
+        return value
+
+    def nvmlInit(self):
+        pass
+
+    def nvmlShutdown(self):
+        self.shut_down = True
+
+    def nvmlDeviceGetCount(self):
+        return len(self.devices)
+
+    def nvmlSystemGetDriverVersion(self):
+        return "550.54.15"
+
+    def nvmlSystemGetCudaDriverVersion(self):
+        return 12040
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        return self.devices[index]
+
+    def __getattr__(self, name):
+        # nvmlDeviceGetX(handle, *args) -> handle["X"]
+        if not name.startswith("nvmlDeviceGet"):
+            raise AttributeError(name)
+        key = name[len("nvmlDeviceGet") :]
+        return lambda handle, *args: self._answer(handle, key)
+
+    def nvmlSystemGetProcessName(self, pid):
+        return {4242: "python", 4343: "train.py"}.get(pid, "?")
+
+
+def _device(**overrides) -> dict:
+    device = {
+        "Name": "NVIDIA A100-SXM4-80GB",
+        "UUID": "GPU-1",
+        "PciInfo": SimpleNamespace(busId="00000000:07:00.0"),
+        "MigMode": (0, 0),
+        "UtilizationRates": SimpleNamespace(gpu=87, memory=40),
+        "MemoryInfo": SimpleNamespace(total=81920 * MIB, used=30000 * MIB, free=51920 * MIB),
+        "Temperature": 61,
+        "PowerUsage": 312_500,
+        "EnforcedPowerLimit": 400_000,
+        "FanSpeed": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+        "ClockInfo": 1410,
+        "ComputeRunningProcesses": [SimpleNamespace(pid=4242, usedGpuMemory=29000 * MIB)],
+    }
+    device.update(overrides)
+    return device
+
+
+async def test_unsupported_field_is_null_and_units_are_converted():
+    nvml = StandInNvml([_device()])
+    snapshot = await NvmlSource(nvml=nvml).sample()
+    assert (snapshot.source, snapshot.driver_version, snapshot.cuda_version) == (
+        "nvml",
+        "550.54.15",
+        "12.4",
+    )
+    (gpu,) = snapshot.gpus
+    assert gpu.fan_speed_pct is None and "fan_speed_pct" not in gpu.unavailable
+    assert (gpu.power_draw_w, gpu.power_limit_w) == (312.5, 400.0)
+    assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.utilization_gpu) == (30000, 81920, 87)
+    assert [(p.pid, p.name, p.used_memory_mib) for p in gpu.processes] == [(4242, "python", 29000)]
+
+
+async def test_lost_gpu_is_that_gpus_error_and_the_others_still_read():
+    lost = _device(UUID="GPU-2", Name=pynvml.NVMLError(pynvml.NVML_ERROR_GPU_IS_LOST))
+    snapshot = await NvmlSource(nvml=StandInNvml([_device(), lost])).sample()
+    assert snapshot.error is None
+    assert snapshot.gpus[0].error is None and snapshot.gpus[0].utilization_gpu == 87
+    assert snapshot.gpus[1].error is not None and snapshot.gpus[1].error.kind == "gpu_lost"
+
+
+async def test_field_denied_by_permission_is_null_with_the_reason():
+    denied = _device(Temperature=pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION))
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([denied])).sample()).gpus
+    assert gpu.temperature_c is None
+    assert gpu.unavailable["temperature_c"] == "Insufficient Permissions"
+
+
+async def test_mig_gpu_lists_instances_and_their_processes_with_null_utilisation():
+    instances = [
+        _device(
+            Name="NVIDIA A100-SXM4-80GB MIG 3g.40gb",
+            UUID="MIG-a",
+            GpuInstanceId=1,
+            ComputeInstanceId=0,
+            MemoryInfo=SimpleNamespace(total=40192 * MIB, used=20000 * MIB, free=20192 * MIB),
+            ComputeRunningProcesses=[SimpleNamespace(pid=4343, usedGpuMemory=19000 * MIB)],
+        ),
+        _device(
+            Name="NVIDIA A100-SXM4-80GB MIG 1g.10gb",
+            UUID="MIG-b",
+            GpuInstanceId=9,
+            ComputeInstanceId=0,
+            MemoryInfo=SimpleNamespace(total=9728 * MIB, used=0, free=9728 * MIB),
+            ComputeRunningProcesses=[],
+        ),
+    ]
+    slots = {0: instances[0], 2: instances[1]}
+
+    class MigNvml(StandInNvml):
+        def nvmlDeviceGetMigDeviceHandleByIndex(self, handle, slot):
+            if slot not in slots:
+                raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
+            return slots[slot]
+
+    parent = _device(
+        MigMode=(1, 1),
+        UtilizationRates=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+        MaxMigDeviceCount=7,
+        ComputeRunningProcesses=[],
+    )
+    (gpu,) = (await NvmlSource(nvml=MigNvml([parent])).sample()).gpus
+    assert gpu.mig_mode == "enabled"
+    assert gpu.utilization_gpu is None and gpu.unavailable["utilization_gpu"] == MIG_UNAVAILABLE
+    assert [(d.profile, d.uuid, d.gpu_instance_id, d.memory_used_mib) for d in gpu.mig_devices] == [
+        ("3g.40gb", "MIG-a", 1, 20000),
+        ("1g.10gb", "MIG-b", 9, 0),
+    ]
+    assert [(p.pid, p.gpu_instance_id) for p in gpu.processes] == [(4343, 1)]
+
+
+async def test_no_gpu_at_all_is_no_devices():
+    with pytest.raises(GpuReadError) as raised:
+        await NvmlSource(nvml=StandInNvml([])).sample()
+    assert raised.value.kind == "no_devices"
+
+
+async def test_close_shuts_nvml_down():
+    nvml = StandInNvml([_device()])
+    source = NvmlSource(nvml=nvml)
+    await source.sample()
+    source.close()
+    assert nvml.shut_down

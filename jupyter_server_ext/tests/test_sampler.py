@@ -1,0 +1,115 @@
+"""The Sampler: one read per interval however many clients, bounded history, idle when unwatched."""
+
+from __future__ import annotations
+
+import asyncio
+
+from jupyterlab_gpu_monitor.gpu.history import History
+from jupyterlab_gpu_monitor.gpu.model import Gpu, Snapshot
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
+from jupyterlab_gpu_monitor.gpu.sampler import Sampler
+
+INTERVAL = 0.5
+
+
+async def test_fifty_polling_clients_cause_no_more_reads_than_intervals(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=INTERVAL)
+    intervals = 5
+
+    async def client():
+        for _ in range(intervals):
+            await sampler.snapshot()
+            await sampler.history_since(None)
+            await asyncio.sleep(INTERVAL)
+
+    started = asyncio.get_running_loop().time()
+    await asyncio.gather(*(client() for _ in range(50)))
+    elapsed_intervals = (asyncio.get_running_loop().time() - started) / INTERVAL
+    await sampler.stop()
+    assert sampler.reads <= elapsed_intervals + 1
+    assert len(fake_smi.calls("--query-gpu=")) <= sampler.reads
+
+
+async def test_sampling_stops_when_nobody_watches_and_resumes_fresh(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=INTERVAL, idle_seconds=1.0)
+    first = await sampler.snapshot()
+    await asyncio.sleep(2.5)
+    assert not sampler.sampling
+    reads_when_idle = sampler.reads
+    await asyncio.sleep(1.0)
+    assert sampler.reads == reads_when_idle  # idle costs nothing
+    again = await sampler.snapshot()
+    assert sampler.sampling and again.timestamp > first.timestamp + 2
+    await sampler.stop()
+
+
+async def test_a_hung_read_gives_a_timeout_snapshot_and_sampling_recovers(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(timeout_seconds=0.5), interval_seconds=INTERVAL)
+    fake_smi.mode("hang")
+    failed = await sampler.snapshot()
+    assert failed.error is not None and failed.error.kind == "timeout"
+    assert sampler.read_errors["timeout"] >= 1
+    fake_smi.mode(None)
+    await asyncio.sleep(1.5)
+    recovered = await sampler.snapshot()
+    assert recovered.error is None and recovered.gpus
+    await sampler.stop()
+
+
+async def test_history_serves_only_points_after_since(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=INTERVAL)
+    await sampler.snapshot()
+    await asyncio.sleep(3 * INTERVAL)
+    everything = await sampler.history_since(None)
+    assert len(everything["timestamps"]) >= 3
+    cut = everything["timestamps"][1]
+    delta = await sampler.history_since(cut)
+    assert (
+        delta["timestamps"]
+        == [t for t in everything["timestamps"] if t > cut][: len(delta["timestamps"])]
+    )
+    (gpu,) = delta["gpus"]
+    assert len(gpu["utilization_gpu"]) == len(delta["timestamps"])
+    assert set(gpu["utilization_gpu"]) == {100}  # the capture's reading
+    await sampler.stop()
+
+
+def _snapshot(timestamp: float, gpus: int = 8) -> Snapshot:
+    return Snapshot(
+        source="nvml",
+        timestamp=timestamp,
+        gpus=[Gpu(index=i, uuid=f"GPU-{i}", name="H100", utilization_gpu=i) for i in range(gpus)],
+    )
+
+
+def test_history_never_grows_past_its_bound():
+    history = History(history_seconds=60, interval_seconds=1)
+    for second in range(1000):
+        history.append(_snapshot(float(second)))
+        assert len(history) <= 60
+    served = history.since(None)
+    assert served["timestamps"][0] > 1000 - 61
+    assert len(served["gpus"]) == 8
+
+
+def test_history_drops_points_older_than_its_span_even_with_gaps():
+    history = History(history_seconds=60, interval_seconds=1)
+    history.append(_snapshot(0.0))
+    history.append(_snapshot(100.0))  # the sampler slept: the old point is out of the window
+    assert history.since(None)["timestamps"] == [100.0]
+
+
+def test_a_gpu_that_appears_later_has_nulls_before_it():
+    history = History(history_seconds=60, interval_seconds=1)
+    history.append(_snapshot(1.0, gpus=1))
+    history.append(_snapshot(2.0, gpus=2))
+    served = history.since(None)
+    assert served["gpus"][1]["utilization_gpu"] == [None, 1]
+
+
+def test_failed_reads_are_not_kept_as_points():
+    history = History(history_seconds=60, interval_seconds=1)
+    failed = Snapshot(source=None, timestamp=5.0)
+    failed.error = object()  # any error
+    history.append(failed)
+    assert len(history) == 0

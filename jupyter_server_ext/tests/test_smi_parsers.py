@@ -1,0 +1,276 @@
+"""The nvidia-smi parsers against every real capture: the numbers read are the capture's."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from jupyterlab_gpu_monitor.gpu.errors import HINTS, error_from_output, kind_of_message
+from jupyterlab_gpu_monitor.gpu.model import ERROR_KINDS
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
+from jupyterlab_gpu_monitor.gpu.smi_csv import field_name, parse_compute_apps, parse_query_gpu
+from jupyterlab_gpu_monitor.gpu.smi_list import parse_list
+from jupyterlab_gpu_monitor.gpu.smi_xml import MIG_UNAVAILABLE, parse_xml
+
+from .replay import SMI_FIXTURES, captures
+
+XML_CAPTURES = captures("xml", "*.xml")
+QUERY_GPU_CAPTURES = [p for p in captures("csv", "*.csv") if "compute-apps" not in p.name]
+APPS_CAPTURES = captures("csv", "*compute-apps*.csv")
+ERROR_CAPTURES = captures("errors")
+
+# The field lists of the captures saved with `noheader`, from fixtures/PROVENANCE.md.
+HEADERLESS_FIELDS = {
+    "gpu-query-noheader-nounits-fan-na-newer-driver.csv": "memory.total,memory.free,memory.used,"
+    "temperature.gpu,fan.speed,utilization.gpu,utilization.memory",
+    "gpu-query-noheader-nounits-fan-not-supported-older-driver.csv": "memory.total,memory.free,"
+    "memory.used,temperature.gpu,fan.speed,utilization.gpu,utilization.memory",
+    "gtx1070ti-query-gpu-noheader-nounits.csv": "fan.speed,memory.total,memory.used,memory.free,"
+    "pstate,temperature.gpu,name,uuid,compute_mode,utilization.gpu,utilization.memory,index",
+}
+
+
+def read(path: Path) -> str:
+    return path.read_text()
+
+
+def test_every_capture_folder_holds_captures():
+    assert len(XML_CAPTURES) >= 20
+    assert len(QUERY_GPU_CAPTURES) >= 10
+    assert len(APPS_CAPTURES) >= 4
+    assert len(ERROR_CAPTURES) >= 9
+
+
+# --- XML: every capture, cross-checked against the text itself ---------------------------
+
+
+def _gpu_sections(text: str) -> list[str]:
+    """Each <gpu> element's text without its MIG devices and processes (which have their own
+    fb_memory_usage and used_memory), found with plain regular expressions."""
+    sections = re.split(r"<gpu id=", text)[1:]
+    cut = r"<(mig_devices|processes|accounted_processes)>.*?</\1>"
+    return [re.sub(cut, "", section, flags=re.S) for section in sections]
+
+
+def _tag(section: str, path: str) -> str | None:
+    pattern = r".*?".join(f"<{name}>" for name in path.split("/")) + r"([^<]*)<"
+    match = re.search(pattern, section, flags=re.S)
+    return match.group(1).strip() if match else None
+
+
+def _number_in(raw: str | None) -> float | None:
+    match = re.match(r"-?\d+(\.\d+)?", raw or "")
+    return float(match.group(0)) if match else None
+
+
+@pytest.mark.parametrize("capture", XML_CAPTURES, ids=lambda p: p.name)
+def test_xml_capture_parses_to_the_numbers_in_it(capture: Path):
+    text = read(capture)
+    snapshot = parse_xml(text, timestamp=1.0)
+    sections = _gpu_sections(text)
+    assert len(snapshot.gpus) == len(sections) >= 1
+    assert snapshot.driver_version == _tag(text, "driver_version")
+    for index, (gpu, section) in enumerate(zip(snapshot.gpus, sections)):
+        assert gpu.index == index
+        assert gpu.name == _tag(section, "product_name")
+        assert gpu.uuid == _tag(section, "uuid")
+        assert gpu.memory_total_mib == _number_in(_tag(section, "fb_memory_usage/total"))
+        assert gpu.memory_used_mib == _number_in(_tag(section, "fb_memory_usage/used"))
+        assert gpu.utilization_gpu == _number_in(_tag(section, "utilization/gpu_util"))
+        assert gpu.temperature_c == _number_in(_tag(section, "temperature/gpu_temp"))
+        assert gpu.fan_speed_pct == _number_in(_tag(section, "fan_speed"))
+    pids = [int(p) for p in re.findall(r"<process_info>.*?<pid>(\d+)</pid>", text, flags=re.S)]
+    assert [p.pid for gpu in snapshot.gpus for p in gpu.processes] == pids
+
+
+def test_a100_in_mig_mode_lists_its_instances_and_says_why_utilisation_is_missing():
+    snapshot = parse_xml(
+        read(SMI_FIXTURES / "xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml"), 1.0
+    )
+    assert (snapshot.driver_version, snapshot.cuda_version) == ("535.54.03", "12.2")
+    (gpu,) = snapshot.gpus  # attached_gpus says 4; the capture holds one <gpu>
+    assert gpu.name == "NVIDIA A100-SXM4-80GB"
+    assert gpu.mig_mode == "enabled"
+    assert [d.gpu_instance_id for d in gpu.mig_devices] == [3, 4, 5, 6]
+    assert {(d.memory_total_mib, d.memory_used_mib) for d in gpu.mig_devices} == {(19968, 12)}
+    assert gpu.utilization_gpu is None
+    assert gpu.unavailable["utilization_gpu"] == MIG_UNAVAILABLE
+    assert (gpu.memory_total_mib, gpu.memory_used_mib) == (81920, 50)
+    assert (gpu.power_draw_w, gpu.power_limit_w) == (67.03, 500.0)
+    assert gpu.sm_clock_mhz == 1275
+
+
+def test_two_a5000s_keep_nvidia_smi_order_and_their_processes():
+    snapshot = parse_xml(read(SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"), 1.0)
+    assert snapshot.cuda_version == "13.1"
+    assert [gpu.index for gpu in snapshot.gpus] == [0, 1]
+    processes = [(p.pid, p.type, p.used_memory_mib) for g in snapshot.gpus for p in g.processes]
+    assert all(kind == "C" for _, kind, _ in processes)
+    assert processes[0] == (100477, "C", 22430)
+    assert snapshot.gpus[0].processes[0].name == "/root/src/llama.cpp/build/bin/llama-server"
+
+
+def test_windows_wddm_processes_have_no_memory_figure_rather_than_zero():
+    snapshot = parse_xml(
+        read(SMI_FIXTURES / "xml/rtx2080-windows-wddm-driver-516.59-v11-26procs.xml"), 1.0
+    )
+    processes = snapshot.gpus[0].processes
+    assert len(processes) == 26
+    assert all(p.used_memory_mib is None for p in processes)
+    assert processes[0].type == "C+G"
+
+
+def test_partial_v10_document_without_driver_still_gives_its_gpu():
+    snapshot = parse_xml(read(SMI_FIXTURES / "xml/gtx1070ti-partial-fields-v10.xml"), 1.0)
+    assert snapshot.driver_version is None
+    (gpu,) = snapshot.gpus
+    assert (gpu.memory_total_mib, gpu.memory_used_mib, gpu.fan_speed_pct) == (4096, 42, 100)
+    assert gpu.power_draw_w is None  # N/A in the capture
+    assert gpu.mig_mode is None
+
+
+def test_old_driver_power_readings_are_found():
+    snapshot = parse_xml(read(SMI_FIXTURES / "xml/tesla-p100-pcie-16gb-driver-510.47-v11.xml"), 1.0)
+    gpu = snapshot.gpus[0]
+    assert gpu.power_draw_w is not None and gpu.power_limit_w == 250.0
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+
+def _header_and_row(path: Path, fields: str | None) -> dict[str, str]:
+    lines = [line for line in read(path).splitlines() if line.strip()]
+    names = fields.split(",") if fields else [field_name(c) for c in lines[0].split(", ")]
+    return dict(zip(names, (c.strip() for c in lines[-1].split(", "))))
+
+
+@pytest.mark.parametrize("capture", QUERY_GPU_CAPTURES, ids=lambda p: p.name)
+def test_query_gpu_capture_parses_to_the_numbers_in_it(capture: Path):
+    fields = HEADERLESS_FIELDS.get(capture.name)
+    rows = parse_query_gpu(read(capture), fields.split(",") if fields else None)
+    cells = _header_and_row(capture, fields)
+    gpu = rows.gpus[-1]
+    for field, attribute in (
+        ("memory.used", "memory_used_mib"),
+        ("memory.free", "memory_free_mib"),
+        ("utilization.gpu", "utilization_gpu"),
+        ("temperature.gpu", "temperature_c"),
+        ("fan.speed", "fan_speed_pct"),
+        ("power.draw", "power_draw_w"),
+    ):
+        if field in cells:
+            assert getattr(gpu, attribute) == _number_in(cells[field]), field
+    if "name" in cells:
+        assert gpu.name == cells["name"]
+
+
+def test_headerless_query_needs_and_uses_its_field_list():
+    text = read(SMI_FIXTURES / "csv/gtx1070ti-query-gpu-noheader-nounits.csv")
+    with pytest.raises(Exception) as raised:
+        parse_query_gpu(text)
+    assert getattr(raised.value, "kind", None) == "bad_output"
+    fields = HEADERLESS_FIELDS["gtx1070ti-query-gpu-noheader-nounits.csv"].split(",")
+    (gpu,) = parse_query_gpu(text, fields).gpus
+    assert (gpu.index, gpu.name, gpu.utilization_gpu, gpu.memory_used_mib) == (
+        1,
+        "GeForce GTX 1070 Ti",
+        100,
+        553,
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gpu-query-noheader-nounits-fan-na-newer-driver.csv",
+        "gpu-query-noheader-nounits-fan-not-supported-older-driver.csv",
+    ],
+)
+def test_fan_that_is_not_reported_is_null_not_zero(name: str):
+    (gpu,) = parse_query_gpu(
+        read(SMI_FIXTURES / "csv" / name), HEADERLESS_FIELDS[name].split(",")
+    ).gpus
+    assert gpu.fan_speed_pct is None
+    assert (gpu.memory_total_mib, gpu.temperature_c) == (2004, 44)
+
+
+def test_unknown_error_cell_is_null_and_the_rest_of_the_row_is_read():
+    path = SMI_FIXTURES / "csv/rtx2080ti-windows-442.19-query-gpu-csv-nounits-unknown-error.csv"
+    (gpu,) = parse_query_gpu(read(path)).gpus
+    assert (gpu.utilization_gpu, gpu.power_draw_w, gpu.power_limit_w) == (100, 228.82, 210.0)
+    assert gpu.error is None
+
+
+def test_h100_power_draw_prefers_the_plain_field_over_its_variants():
+    rows = parse_query_gpu(read(SMI_FIXTURES / "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"))
+    (gpu,) = rows.gpus
+    assert rows.driver_version == "590.48.01"
+    assert (gpu.power_draw_w, gpu.power_limit_w, gpu.sm_clock_mhz) == (631.95, 700.0, 1980)
+    assert gpu.mig_mode == "disabled"
+
+
+@pytest.mark.parametrize("capture", APPS_CAPTURES, ids=lambda p: p.name)
+def test_compute_apps_capture_gives_each_process_with_its_memory(capture: Path):
+    lines = [line for line in read(capture).splitlines() if line.strip()][1:]
+    apps = parse_compute_apps(read(capture))
+    assert [app.process.pid for app in apps] == [int(line.split(", ")[5]) for line in lines]
+    assert [app.process.used_memory_mib for app in apps] == [
+        _number_in(line.split(", ")[-1]) for line in lines
+    ]
+
+
+def test_mig_listing_names_profiles_and_instance_uuids():
+    (gpu,) = parse_list(read(SMI_FIXTURES / "csv/h100-mig-3g-2g-1g-1g-list-gpus-L.txt"))
+    assert gpu.name == "NVIDIA H100 80GB HBM3"
+    assert [d.profile for d in gpu.mig_devices] == ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"]
+    assert gpu.mig_devices[1].uuid == "MIG-00000001-0000-0000-0000-000000000001"
+
+
+# --- error captures -------------------------------------------------------------------------
+
+ERROR_KIND_OF_CAPTURE = {
+    "driver-not-loaded-couldnt-communicate.txt": "driver_not_loaded",
+    "libnvidia-ml-so-not-found.txt": "not_installed",
+    "no-devices-were-found.txt": "no_devices",
+    "nvml-driver-library-version-mismatch-nvml-570.124.txt": "version_mismatch",
+    "nvml-driver-library-version-mismatch.txt": "version_mismatch",
+    "nvml-unknown-error-in-container.txt": "unknown",
+}
+
+
+@pytest.mark.parametrize("capture", ERROR_CAPTURES, ids=lambda p: p.name)
+def test_every_error_capture_becomes_a_typed_error_with_a_hint(capture: Path):
+    error = error_from_output(read(capture), 9)
+    assert error.kind in ERROR_KINDS
+    assert error.message and error.message in " ".join(read(capture).split())
+    assert error.hint == HINTS[error.kind]
+
+
+@pytest.mark.parametrize("name,kind", sorted(ERROR_KIND_OF_CAPTURE.items()))
+def test_error_capture_maps_to_its_kind(name: str, kind: str):
+    assert error_from_output(read(SMI_FIXTURES / "errors" / name), 9).kind == kind
+
+
+@pytest.mark.parametrize("capture", captures("errors", "nvlink-*"), ids=lambda p: p.name)
+def test_nvlink_messages_are_not_mistaken_for_a_gpu_state(capture: Path):
+    assert kind_of_message(read(capture)) is None
+    assert error_from_output(read(capture), 0).kind == "bad_output"
+    assert error_from_output(read(capture), 3).kind == "unknown"
+
+
+# --- saved dumps, as `jupyter-gpu-monitor snapshot --from` reads them -----------------------
+
+
+@pytest.mark.parametrize(
+    "capture",
+    XML_CAPTURES
+    + [p for p in QUERY_GPU_CAPTURES if p.name not in HEADERLESS_FIELDS]
+    + APPS_CAPTURES,
+    ids=lambda p: p.name,
+)
+def test_saved_output_is_recognised_by_its_shape(capture: Path):
+    snapshot = parse_saved_output(read(capture))
+    assert snapshot.error is None
+    if "idle-header-only" not in capture.name:
+        assert snapshot.gpus
