@@ -37,8 +37,7 @@ class GpusHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        snapshot = await self.sampler.snapshot()
-        self.finish(json.dumps(snapshot.to_json()))
+        self.finish(await self.sampler.snapshot_json())
 
 
 class HistoryHandler(GpuMonitorHandler):

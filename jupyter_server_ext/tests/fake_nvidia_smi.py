@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """A stand-in for nvidia-smi that replays real captures (../shared/fixtures/nvidia-smi).
 
 Put first on PATH as ``nvidia-smi`` (see ``install_fake_nvidia_smi``); what it answers is set

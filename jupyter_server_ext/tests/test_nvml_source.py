@@ -39,11 +39,13 @@ async def test_auto_reports_nvidia_smis_version_mismatch_over_a_missing_nvml(fak
     assert raised.value.kind == "version_mismatch"
 
 
-async def test_auto_reports_nvml_when_nvidia_smi_is_also_missing(no_nvidia_smi):
+async def test_auto_reports_both_when_neither_nvml_nor_nvidia_smi_is_there(no_nvidia_smi):
     with pytest.raises(GpuReadError) as raised:
         await AutoSource(NvmlSource(), NvidiaSmiSource()).sample()
     assert raised.value.kind == "not_installed"
-    assert "NVML" in raised.value.message
+    assert raised.value.message == (
+        "NVML: NVML Shared Library Not Found; nvidia-smi was not found (nvidia-smi)"
+    )
 
 
 async def test_auto_recovers_when_the_driver_comes_back(fake_smi):

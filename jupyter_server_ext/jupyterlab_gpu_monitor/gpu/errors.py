@@ -106,7 +106,10 @@ def error_from_output(text: str, returncode: int) -> GpuReadError:
 
 
 def more_telling(first: GpuReadError, second: GpuReadError) -> GpuReadError:
-    """Of two sources' failures, the one that tells the user more (the first on a tie)."""
+    """Of two sources' failures, the one that tells the user more; both messages when they
+    fail the same way (e.g. neither NVML nor nvidia-smi is installed)."""
+    if first.kind == second.kind:
+        return GpuReadError(first.kind, f"{first.message}; {second.message}", first.hint)
     rank_first = _TELLING.get(first.kind, len(_TELLING))
     rank_second = _TELLING.get(second.kind, len(_TELLING))
     return second if rank_second > rank_first else first

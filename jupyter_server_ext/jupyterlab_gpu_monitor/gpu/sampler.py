@@ -7,6 +7,7 @@ one read in flight; with nobody watching for ``idle_seconds`` the task ends and 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import Counter
@@ -37,6 +38,7 @@ class Sampler:
         self.reads = 0
         self.read_errors: Counter[str] = Counter()
         self.latest: Snapshot | None = None
+        self._latest_json: str | None = None
         self.last_good: Snapshot | None = None
         self._latest_at = float("-inf")  # monotonic time of the latest read
         self._last_watched = float("-inf")
@@ -53,6 +55,13 @@ class Sampler:
         await self._fresh()
         assert self.latest is not None
         return self.latest
+
+    async def snapshot_json(self) -> str:
+        """The latest snapshot as the API sends it, serialized once per read, not per client."""
+        snapshot = await self.snapshot()
+        if self._latest_json is None:
+            self._latest_json = json.dumps(snapshot.to_json())
+        return self._latest_json
 
     async def history_since(self, since: float | None) -> dict[str, Any]:
         """The history after ``since``, in the columnar form of ``History.since``."""
@@ -86,6 +95,7 @@ class Sampler:
                 started = time.monotonic()
                 snapshot = await self._read()
                 self.latest = snapshot
+                self._latest_json = None
                 self._latest_at = time.monotonic()
                 self.history.append(snapshot)
                 if snapshot.error is None:

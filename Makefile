@@ -1,0 +1,49 @@
+# Two entry points: `make lab` (install, then start JupyterLab) and `make test` (every test).
+# Everything installs into .venv; the only system packages are Debian's (chromium for Galata).
+
+VENV ?= .venv
+BIN := $(abspath $(VENV))/bin
+export PATH := $(BIN):$(PATH)
+
+.PHONY: lab install system-deps test lint test-python test-js test-ui check-install bench
+
+lab: install
+	jupyter lab
+
+install: $(VENV)/.installed
+
+# pip builds the labextension (jlpm install + jlpm build, through hatch-jupyter-builder).
+$(VENV)/.installed: pyproject.toml package.json yarn.lock
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install -e ".[test]"
+	$(BIN)/jupyter labextension develop --overwrite .
+	touch $@
+
+# Debian's Chromium for the Galata tests (never a browser download).
+system-deps:
+	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+
+test: install system-deps lint test-python test-js check-install test-ui
+
+lint: install
+	jlpm lint:check
+	jlpm tsc --noEmit
+	ruff check jupyter_server_ext bench
+	ruff format --check jupyter_server_ext bench
+
+test-python: install
+	python -m pytest
+
+test-js: install
+	jlpm test
+
+check-install: install
+	jupyter server extension list 2>&1 | grep -E "jupyterlab_gpu_monitor .*OK"
+	jupyter labextension list 2>&1 | grep -E "jupyterlab-gpu-monitor .*enabled.*OK"
+
+test-ui: install system-deps
+	cd ui-tests && jlpm install && CI=1 jlpm playwright test
+
+bench: install
+	python bench/sampler.py

@@ -1,0 +1,175 @@
+"""Sampler and API benchmark: every figure is a ratio against a baseline of the same run.
+
+    python bench/sampler.py
+
+1. Sampler reads per second with 50 polling clients / with 1 (must be 1.0: reads do not
+   depend on the number of browser tabs).
+2. p50 / p99 latency of GET /gpu-monitor/api/gpus with 50 concurrent clients on a real
+   jupyter server (fake nvidia-smi replaying an H100 capture), against jupyter_server's own
+   GET /api/status under the same load.
+3. Parse time of the largest `nvidia-smi -q -x` capture against spawning `true`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tornado.httpclient import AsyncHTTPClient
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "jupyter_server_ext"))
+
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource  # noqa: E402
+from jupyterlab_gpu_monitor.gpu.sampler import Sampler  # noqa: E402
+from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml  # noqa: E402
+from tests.replay import SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
+
+INTERVAL = 0.5
+POLL_SECONDS = 6.0
+
+
+def use_fake_nvidia_smi(folder: Path) -> None:
+    executable = install_fake_nvidia_smi(folder)
+    os.environ["PATH"] = f"{executable.parent}{os.pathsep}{os.environ['PATH']}"
+    os.environ["FAKE_SMI_XML"] = str(SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
+    os.environ["FAKE_SMI_GPU_CSV"] = str(
+        SMI_FIXTURES / "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"
+    )
+    os.environ["FAKE_SMI_APPS_CSV"] = str(
+        SMI_FIXTURES / "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"
+    )
+
+
+async def reads_per_second(clients: int) -> float:
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=INTERVAL)
+    await sampler.snapshot()
+    reads_before = sampler.reads
+    started = time.monotonic()
+
+    async def client() -> None:
+        while time.monotonic() - started < POLL_SECONDS:
+            await sampler.snapshot()
+            await sampler.history_since(time.time() - 2)
+            await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    rate = (sampler.reads - reads_before) / (time.monotonic() - started)
+    await sampler.stop()
+    return rate
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def latencies(url: str, token: str, clients: int, requests_each: int) -> list[float]:
+    http = AsyncHTTPClient(max_clients=clients)
+    headers = {"Authorization": f"token {token}"}
+    measured: list[float] = []
+
+    async def client() -> None:
+        for _ in range(requests_each):
+            started = time.perf_counter()
+            response = await http.fetch(url, headers=headers)
+            measured.append(time.perf_counter() - started)
+            assert response.code == 200
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return measured
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def api_latency(workdir: Path) -> tuple[list[float], list[float]]:
+    port, token = free_port(), secrets.token_hex(16)
+    server = await asyncio.create_subprocess_exec(
+        *[
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            f"--port={port}",
+            "--no-browser",
+            f"--IdentityProvider.token={token}",
+            "--ServerApp.allow_root=True",
+            f"--ServerApp.root_dir={workdir}",
+            "--GpuMonitor.source=nvidia-smi",
+            f"--GpuMonitor.interval={INTERVAL}",
+        ],
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        http = AsyncHTTPClient()
+        for _ in range(100):
+            try:
+                await http.fetch(
+                    f"{base}/gpu-monitor/api/gpus", headers={"Authorization": f"token {token}"}
+                )
+                break
+            except (ConnectionError, OSError):
+                await asyncio.sleep(0.2)
+        ours: list[float] = []
+        baseline: list[float] = []
+        # Alternate rounds so that a noisy moment of the machine hits both sides alike.
+        for _ in range(3):
+            ours += await latencies(f"{base}/gpu-monitor/api/gpus", token, 50, requests_each=10)
+            baseline += await latencies(f"{base}/api/status", token, 50, requests_each=10)
+        return ours, baseline
+    finally:
+        server.terminate()
+        await server.wait()
+
+
+def mean_seconds(action, repeat: int) -> float:
+    started = time.perf_counter()
+    for _ in range(repeat):
+        action()
+    return (time.perf_counter() - started) / repeat
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        workdir = Path(scratch)
+        use_fake_nvidia_smi(workdir / "bin")
+
+        one = asyncio.run(reads_per_second(1))
+        fifty = asyncio.run(reads_per_second(50))
+        print(
+            f"sampler reads/s: 1 client {one:.2f}, 50 clients {fifty:.2f}, "
+            f"ratio {fifty / one:.2f} (target 1.0)"
+        )
+
+        ours, baseline = asyncio.run(api_latency(workdir))
+        for name, fraction in (("p50", 0.5), ("p99", 0.99)):
+            mine, theirs = percentile(ours, fraction), percentile(baseline, fraction)
+            print(
+                f"GET gpus {name} with 50 clients: {mine * 1000:.1f} ms vs GET /api/status "
+                f"{theirs * 1000:.1f} ms, ratio {mine / theirs:.2f}"
+            )
+
+        largest = max(SMI_FIXTURES.glob("xml/*.xml"), key=lambda p: p.stat().st_size)
+        text = largest.read_text()
+        parse = mean_seconds(lambda: parse_xml(text, 0.0), 50)
+        spawn = mean_seconds(lambda: subprocess.run(["true"], check=True), 50)
+        print(
+            f"parse {largest.name} ({len(text) // 1024} KiB): {parse * 1000:.2f} ms "
+            f"vs spawning `true` {spawn * 1000:.2f} ms, ratio {parse / spawn:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
