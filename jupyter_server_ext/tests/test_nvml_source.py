@@ -46,6 +46,7 @@ async def test_auto_reports_both_when_neither_nvml_nor_nvidia_smi_is_there(no_nv
     assert raised.value.message == (
         "NVML: NVML Shared Library Not Found; nvidia-smi was not found (nvidia-smi)"
     )
+    assert raised.value.hint.startswith("Install the NVIDIA driver")
 
 
 async def test_auto_recovers_when_the_driver_comes_back(fake_smi):

@@ -109,7 +109,8 @@ def more_telling(first: GpuReadError, second: GpuReadError) -> GpuReadError:
     """Of two sources' failures, the one that tells the user more; both messages when they
     fail the same way (e.g. neither NVML nor nvidia-smi is installed)."""
     if first.kind == second.kind:
-        return GpuReadError(first.kind, f"{first.message}; {second.message}", first.hint)
+        # The kind's general hint: one source's own advice would be wrong for the pair.
+        return GpuReadError(first.kind, f"{first.message}; {second.message}")
     rank_first = _TELLING.get(first.kind, len(_TELLING))
     rank_second = _TELLING.get(second.kind, len(_TELLING))
     return second if rank_second > rank_first else first
