@@ -95,7 +95,8 @@ class NvidiaSmiSource:
         return merge(self._static, rows.gpus, apps, rows.driver_version, time.time())
 
     async def _read_static(self) -> Snapshot:
-        static = parse_xml(await self._run(["-q", "-x"]), time.time())
+        # Tens of ms of parsing for a large machine's XML: off the event loop.
+        static = await asyncio.to_thread(parse_xml, await self._run(["-q", "-x"]), time.time())
         if any(gpu.mig_mode == "enabled" for gpu in static.gpus):
             try:
                 listed = parse_list(await self._run(["-L"]))
