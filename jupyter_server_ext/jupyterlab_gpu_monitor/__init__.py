@@ -1,7 +1,6 @@
 """jupyterlab-gpu-monitor: GPU readings, environments and reproducibility for JupyterLab."""
 
 from ._version import __version__
-from .extension import GpuMonitorExtension
 
 
 def _jupyter_labextension_paths():
@@ -9,6 +8,9 @@ def _jupyter_labextension_paths():
 
 
 def _jupyter_server_extension_points():
+    # Imported here, not at the top: the CLI and the parsers must not pay for jupyter_server.
+    from .extension import GpuMonitorExtension
+
     return [{"module": "jupyterlab_gpu_monitor", "app": GpuMonitorExtension}]
 
 

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """A stand-in for nvidia-smi that replays real captures (../shared/fixtures/nvidia-smi).
 
-Put first on PATH as ``nvidia-smi`` (see ``install_fake_nvidia_smi``); what it answers is set
-by environment variables read at each call, so a test can change it between two reads:
+Put first on PATH as ``nvidia-smi`` (see ``install_fake_nvidia_smi``), or name it in
+``GpuMonitor.nvidia_smi_path``. What it answers is read at each call from environment
+variables, overridden by the JSON object in the file ``FAKE_SMI_CONTROL`` when that exists (so a
+test can change a running server's GPUs):
 
 - ``FAKE_SMI_XML``, ``FAKE_SMI_GPU_CSV``, ``FAKE_SMI_APPS_CSV``, ``FAKE_SMI_LIST``: the capture
-  printed for ``-q -x``, ``--query-gpu=…``, ``--query-compute-apps=…`` and ``-L``.
+  printed for ``-q -x``, ``--query-gpu=…``, ``--query-compute-apps=…`` and ``-L``. Without a CSV
+  capture, the CSV queries are answered from the XML capture's own numbers, so that one real
+  ``-q -x`` of a multi-GPU machine replays that whole machine consistently.
 - ``FAKE_SMI_ERROR``: an error capture printed for every call, exiting ``FAKE_SMI_EXIT``
   (default 9, nvidia-smi's "driver not loaded" status).
 - ``FAKE_SMI_MODE``: ``hang`` (never answers) or ``garbage`` (prints random bytes).
@@ -15,45 +19,104 @@ by environment variables read at each call, so a test can change it between two 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
 from pathlib import Path
 
 
-def _capture_for(args: list[str]) -> str | None:
-    if "-q" in args and "-x" in args:
-        return os.environ.get("FAKE_SMI_XML")
-    if any(arg.startswith("--query-gpu=") for arg in args):
-        return os.environ.get("FAKE_SMI_GPU_CSV")
-    if any(arg.startswith("--query-compute-apps=") for arg in args):
-        return os.environ.get("FAKE_SMI_APPS_CSV")
-    if args == ["-L"]:
-        return os.environ.get("FAKE_SMI_LIST")
+def _settings() -> dict[str, str]:
+    settings = {k: v for k, v in os.environ.items() if k.startswith("FAKE_SMI_")}
+    control = settings.get("FAKE_SMI_CONTROL")
+    if control and Path(control).exists():
+        settings.update(json.loads(Path(control).read_text() or "{}"))
+    return {k: v for k, v in settings.items() if v}
+
+
+def _query(args: list[str], option: str) -> list[str] | None:
+    for arg in args:
+        if arg.startswith(option):
+            return arg.split("=", 1)[1].split(",")
     return None
 
 
+def _csv_from_xml(xml_path: str, fields: list[str], processes: bool) -> str:
+    """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
+    from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
+
+    snapshot = parse_xml(Path(xml_path).read_text(), 0.0)
+    by_field = {
+        "index": "index", "uuid": "uuid", "name": "name", "pci.bus_id": "pci_bus_id",
+        "utilization.gpu": "utilization_gpu", "utilization.memory": "utilization_memory",
+        "memory.total": "memory_total_mib", "memory.used": "memory_used_mib",
+        "memory.free": "memory_free_mib", "temperature.gpu": "temperature_c",
+        "power.draw": "power_draw_w", "power.limit": "power_limit_w",
+        "fan.speed": "fan_speed_pct", "clocks.sm": "sm_clock_mhz",
+    }  # fmt: skip
+
+    def cell(value) -> str:
+        return "[N/A]" if value is None else str(value)
+
+    rows = []
+    for gpu in snapshot.gpus:
+        if processes:
+            rows += [
+                [gpu.uuid, process.pid, process.name, process.used_memory_mib]
+                for process in gpu.processes
+                if process.type and "C" in process.type
+            ]
+            continue
+        row = []
+        for field in fields:
+            if field == "mig.mode.current":
+                row.append((gpu.mig_mode or "[N/A]").capitalize())
+            elif field == "driver_version":
+                row.append(snapshot.driver_version)
+            else:
+                row.append(getattr(gpu, by_field[field]))
+        rows.append(row)
+    lines = [", ".join(fields)] + [", ".join(cell(value) for value in row) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def main(args: list[str]) -> int:
-    log = os.environ.get("FAKE_SMI_LOG")
-    if log:
-        with open(log, "a") as handle:
+    settings = _settings()
+    if "FAKE_SMI_LOG" in settings:
+        with open(settings["FAKE_SMI_LOG"], "a") as handle:
             handle.write(" ".join(args) + "\n")
-    mode = os.environ.get("FAKE_SMI_MODE")
+    mode = settings.get("FAKE_SMI_MODE")
     if mode == "hang":
         time.sleep(3600)
     if mode == "garbage":
         sys.stdout.buffer.write(os.urandom(512))
         return 0
-    error = os.environ.get("FAKE_SMI_ERROR")
-    if error:
-        sys.stdout.write(Path(error).read_text())
-        return int(os.environ.get("FAKE_SMI_EXIT", "9"))
-    rejected = os.environ.get("FAKE_SMI_REJECT_FIELD")
-    query = next((a for a in args if a.startswith("--query-gpu=")), None)
-    if rejected and query and rejected in query.split("=", 1)[1].split(","):
-        sys.stdout.write(f'Field "{rejected}" is not a valid field to query.\n\n')
+    if "FAKE_SMI_ERROR" in settings:
+        sys.stdout.write(Path(settings["FAKE_SMI_ERROR"]).read_text())
+        return int(settings.get("FAKE_SMI_EXIT", "9"))
+    gpu_fields = _query(args, "--query-gpu=")
+    if gpu_fields and settings.get("FAKE_SMI_REJECT_FIELD") in gpu_fields:
+        sys.stdout.write(
+            f'Field "{settings["FAKE_SMI_REJECT_FIELD"]}" is not a valid field to query.\n\n'
+        )
         return 2
-    capture = _capture_for(args)
+    app_fields = _query(args, "--query-compute-apps=")
+    if "-q" in args and "-x" in args:
+        capture = settings.get("FAKE_SMI_XML")
+    elif gpu_fields:
+        capture = settings.get("FAKE_SMI_GPU_CSV")
+        if capture is None and "FAKE_SMI_XML" in settings:
+            sys.stdout.write(_csv_from_xml(settings["FAKE_SMI_XML"], gpu_fields, processes=False))
+            return 0
+    elif app_fields:
+        capture = settings.get("FAKE_SMI_APPS_CSV")
+        if capture is None and "FAKE_SMI_XML" in settings:
+            sys.stdout.write(_csv_from_xml(settings["FAKE_SMI_XML"], app_fields, processes=True))
+            return 0
+    elif args == ["-L"]:
+        capture = settings.get("FAKE_SMI_LIST")
+    else:
+        capture = None
     if capture is None:
         sys.stdout.write(f"fake nvidia-smi: no capture set for {' '.join(args)!r}\n")
         return 2

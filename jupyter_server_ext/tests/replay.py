@@ -45,6 +45,7 @@ FAKE_VARIABLES = (
     "FAKE_SMI_MODE",
     "FAKE_SMI_REJECT_FIELD",
     "FAKE_SMI_LOG",
+    "FAKE_SMI_CONTROL",
 )
 
 
@@ -56,13 +57,22 @@ class FakeSmi:
         self.log = log
         monkeypatch.setenv("FAKE_SMI_LOG", str(log))
 
-    def replay(self, xml: str, gpu_csv: str, apps_csv: str, listing: str | None = None) -> None:
-        """Answer with these captures (paths relative to the nvidia-smi fixtures)."""
-        for name in ("FAKE_SMI_ERROR", "FAKE_SMI_MODE"):
+    def replay(
+        self,
+        xml: str,
+        gpu_csv: str | None = None,
+        apps_csv: str | None = None,
+        listing: str | None = None,
+    ) -> None:
+        """Answer with these captures (paths relative to the nvidia-smi fixtures); without CSV
+        captures, the CSV queries are answered from the XML capture's numbers."""
+        for name in ("FAKE_SMI_ERROR", "FAKE_SMI_MODE", "FAKE_SMI_GPU_CSV", "FAKE_SMI_APPS_CSV"):
             self._monkeypatch.delenv(name, raising=False)
         self._monkeypatch.setenv("FAKE_SMI_XML", str(SMI_FIXTURES / xml))
-        self._monkeypatch.setenv("FAKE_SMI_GPU_CSV", str(SMI_FIXTURES / gpu_csv))
-        self._monkeypatch.setenv("FAKE_SMI_APPS_CSV", str(SMI_FIXTURES / apps_csv))
+        if gpu_csv:
+            self._monkeypatch.setenv("FAKE_SMI_GPU_CSV", str(SMI_FIXTURES / gpu_csv))
+        if apps_csv:
+            self._monkeypatch.setenv("FAKE_SMI_APPS_CSV", str(SMI_FIXTURES / apps_csv))
         if listing:
             self._monkeypatch.setenv("FAKE_SMI_LIST", str(SMI_FIXTURES / listing))
 

@@ -156,3 +156,15 @@ def test_merge_keeps_mig_instances_and_says_why_utilisation_is_missing():
         "utilization_memory": MIG_UNAVAILABLE,
     }
     assert merged.driver_version == "535.54.03"
+
+
+@pytest.mark.parametrize("capture", captures("xml", "*.xml"), ids=lambda p: p.name)
+async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
+    fake_smi.replay(f"xml/{capture.name}")
+    expected = parse_xml(capture.read_text(), 0.0)
+    snapshot = await NvidiaSmiSource().sample()
+    assert [(g.name, g.memory_used_mib, g.utilization_gpu) for g in snapshot.gpus] == [
+        (g.name, g.memory_used_mib, g.utilization_gpu) for g in expected.gpus
+    ]
+    compute = [[p.pid for p in g.processes if "C" in (p.type or "")] for g in expected.gpus]
+    assert [[p.pid for p in g.processes] for g in snapshot.gpus] == compute

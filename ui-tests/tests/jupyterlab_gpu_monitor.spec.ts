@@ -1,4 +1,8 @@
-import { expect, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+import * as path from 'path';
+
+import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
 
 /**
  * The plugin that adds the server-status command.
@@ -38,31 +42,67 @@ test.describe('GPU monitor frontend', () => {
     expect(errors).toEqual([]);
   });
 
+  test('the palette command shows the source and versions the server reads', async ({
+    page
+  }) => {
+    await page.goto();
+    const dialog = await openServerStatus(page);
+    // The replayed capture: two RTX A5000s, driver 590.44.01, CUDA 13.1.
+    await expect(dialog).toContainText('nvidia-smi');
+    await expect(dialog).toContainText('590.44.01');
+    await expect(dialog).toContainText('13.1');
+    await expect(dialog.getByRole('alert')).toHaveCount(0);
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await expect(dialog).toHaveCount(0);
+  });
+
   test('the palette command shows the error and hint the server reports', async ({
     page,
     baseURL
   }) => {
-    await page.goto();
-    const response = await page.request.get(
-      `${baseURL}/gpu-monitor/api/status`
-    );
-    expect(response.ok()).toBe(true);
-    const status = await response.json();
+    setFakeGpu({
+      FAKE_SMI_ERROR: path.join(
+        SMI_FIXTURES,
+        'errors',
+        'nvml-driver-library-version-mismatch.txt'
+      ),
+      FAKE_SMI_EXIT: '18'
+    });
+    try {
+      await page.goto();
+      let status: any = null;
+      await expect
+        .poll(async () => {
+          const response = await page.request.get(
+            `${baseURL}/gpu-monitor/api/status`
+          );
+          status = await response.json();
+          return status.error?.kind;
+        })
+        .toBe('version_mismatch');
 
-    await page.keyboard.press('Control+Shift+C');
-    await page.getByRole('textbox', { name: 'SEARCH' }).fill(COMMAND_LABEL);
-    await page.getByRole('menuitem', { name: COMMAND_LABEL }).click();
-
-    const dialog = page.getByRole('dialog');
-    await expect(dialog).toContainText('GPU Monitor Server Status');
-    // This machine has no GPU and no nvidia-smi: the server says why.
-    expect(status.error).not.toBeNull();
-    const serverError = dialog.getByRole('alert');
-    await expect(serverError).toContainText(status.error.message);
-    await expect(serverError).toContainText(status.error.hint);
-    await expect(dialog).toContainText(`${status.interval_seconds} s`);
-
-    await dialog.getByRole('button', { name: 'Close' }).click();
-    await expect(dialog).toHaveCount(0);
+      const dialog = await openServerStatus(page);
+      const serverError = dialog.getByRole('alert');
+      await expect(serverError).toContainText(status.error.message);
+      await expect(serverError).toContainText(status.error.hint);
+      await expect(dialog).toContainText(`${status.interval_seconds} s`);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+    } finally {
+      resetFakeGpu();
+    }
   });
 });
+
+/**
+ * Run the server-status command from the command palette; its dialog.
+ */
+async function openServerStatus(
+  page: IJupyterLabPageFixture
+): Promise<Locator> {
+  await page.keyboard.press('Control+Shift+C');
+  await page.getByRole('textbox', { name: 'SEARCH' }).fill(COMMAND_LABEL);
+  await page.getByRole('menuitem', { name: COMMAND_LABEL }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('GPU Monitor Server Status');
+  return dialog;
+}

@@ -1,0 +1,37 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/**
+ * The real nvidia-smi captures the fake nvidia-smi replays.
+ */
+export const SMI_FIXTURES = path.join(
+  process.env.GPU_MONITOR_FIXTURES ??
+    path.resolve(__dirname, '..', '..', '..', 'shared', 'fixtures'),
+  'nvidia-smi'
+);
+
+/**
+ * The control file of the test server's fake nvidia-smi
+ * (see jupyter_server_test_config.py).
+ */
+const CONTROL = path.resolve(
+  __dirname,
+  '..',
+  '.fake-gpu',
+  'fake-nvidia-smi.json'
+);
+
+/**
+ * Change what the running server's fake nvidia-smi answers from its next call:
+ * FAKE_SMI_* settings, e.g. `{ FAKE_SMI_ERROR: <error capture> }`.
+ */
+export function setFakeGpu(settings: Record<string, string>): void {
+  fs.writeFileSync(CONTROL, JSON.stringify(settings));
+}
+
+/**
+ * Back to replaying the machine the server was started with.
+ */
+export function resetFakeGpu(): void {
+  fs.rmSync(CONTROL, { force: true });
+}
