@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from traitlets import Enum, Float, TraitError, Unicode, validate
+from traitlets import Bool, Enum, Float, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 from .gpu.source import SOURCE_NAMES
@@ -43,6 +43,12 @@ class GpuMonitor(Configurable):
     idle_seconds = Float(
         30.0,
         help="Reading stops when no client has asked for GPU data for this many seconds.",
+    ).tag(config=True)
+
+    show_other_users_commands = Bool(
+        False,
+        help="Send the command lines of other users' GPU processes to the browser. Off by "
+        "default: on a shared server they can hold paths, host names or tokens.",
     ).tag(config=True)
 
     @validate("interval")

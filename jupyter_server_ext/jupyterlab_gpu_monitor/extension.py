@@ -7,6 +7,7 @@ from jupyter_server.extension.application import ExtensionApp
 from .config import GpuMonitor
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
+from .kernels import KernelJoin
 from .routes import setup_route_handlers
 
 
@@ -23,13 +24,19 @@ class GpuMonitorExtension(ExtensionApp):
         """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``."""
         config = GpuMonitor(parent=self.serverapp)
         source = make_source(config.source, config.nvidia_smi_path, config.command_timeout)
+        kernel_join = KernelJoin(
+            self.serverapp.kernel_manager,
+            self.serverapp.session_manager,
+            config.show_other_users_commands,
+        )
         self.sampler = Sampler(
             source,
             interval_seconds=config.interval,
             history_seconds=config.history_seconds,
             idle_seconds=config.idle_seconds,
+            annotate=kernel_join,
         )
-        setup_route_handlers(self.serverapp.web_app, self.sampler, config)
+        setup_route_handlers(self.serverapp.web_app, self.sampler, config, kernel_join)
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
     async def stop_extension(self) -> None:

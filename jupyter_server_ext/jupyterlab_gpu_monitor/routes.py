@@ -13,6 +13,7 @@ from jupyter_server.utils import url_path_join
 from ._version import __version__
 from .config import GpuMonitor
 from .gpu.sampler import Sampler
+from .kernels import KernelJoin, kernels_summary
 
 AUTH_RESOURCE = "gpu-monitor"
 
@@ -92,10 +93,26 @@ class StatusHandler(GpuMonitorHandler):
         )
 
 
-def setup_route_handlers(web_app, sampler: Sampler, config: GpuMonitor) -> None:
+class KernelsHandler(GpuMonitorHandler):
+    """``GET kernels``: this server's kernels with the GPU memory each holds, most first."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        snapshot = await self.sampler.snapshot()
+        kernels = await self.settings["gpu_monitor_kernel_join"].kernels()
+        self.finish(json.dumps(kernels_summary(snapshot, kernels)))
+
+
+def setup_route_handlers(
+    web_app, sampler: Sampler, config: GpuMonitor, kernel_join: KernelJoin
+) -> None:
     """Register the handlers under the server's base_url (``/user/<name>/`` on JupyterHub)."""
     web_app.settings["gpu_monitor_sampler"] = sampler
     web_app.settings["gpu_monitor_config"] = config
+    web_app.settings["gpu_monitor_kernel_join"] = kernel_join
+    # Per-kernel GPU memory of the latest read, for the metrics endpoint.
+    web_app.settings["gpu_monitor_kernel_usage"] = lambda: kernel_join.usage
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
     web_app.add_handlers(
         ".*$",
@@ -103,5 +120,6 @@ def setup_route_handlers(web_app, sampler: Sampler, config: GpuMonitor) -> None:
             (url_path_join(api, "gpus"), GpusHandler),
             (url_path_join(api, "gpus", "history"), HistoryHandler),
             (url_path_join(api, "status"), StatusHandler),
+            (url_path_join(api, "kernels"), KernelsHandler),
         ],
     )

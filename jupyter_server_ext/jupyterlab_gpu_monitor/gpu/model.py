@@ -46,13 +46,24 @@ class MigDevice:
 
 @dataclass
 class GpuProcess:
-    """A process holding a context on a GPU. ``type`` is nvidia-smi's C, G or C+G."""
+    """A process holding a context on a GPU. ``type`` is nvidia-smi's C, G or C+G.
+
+    The fields after ``gpu_instance_id`` come from this server's view of the process (see
+    kernels.py): who runs it, since when, and which of this server's kernels it belongs to.
+    """
 
     pid: int
     used_memory_mib: float | None = None
     name: str | None = None
     type: str | None = None
     gpu_instance_id: int | None = None
+    # False when the driver's pid does not exist in this PID namespace (a container).
+    visible: bool | None = None
+    user: str | None = None
+    started: float | None = None  # epoch seconds
+    own: bool | None = None  # run by the user this server runs as
+    kernel_id: str | None = None
+    session_path: str | None = None
 
 
 @dataclass

@@ -11,6 +11,7 @@ import json
 import logging
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .errors import GpuReadError
@@ -30,8 +31,11 @@ class Sampler:
         interval_seconds: float = 1.0,
         history_seconds: float = 3600.0,
         idle_seconds: float = 30.0,
+        annotate: Callable[[Snapshot], Awaitable[None]] | None = None,
     ):
         self.source = source
+        # Adds this server's view to each good snapshot (processes -> kernels), once per read.
+        self._annotate = annotate
         self.interval_seconds = interval_seconds
         self.idle_seconds = idle_seconds
         self.history = History(history_seconds, interval_seconds)
@@ -111,7 +115,7 @@ class Sampler:
     async def _read(self) -> Snapshot:
         self.reads += 1
         try:
-            return await self.source.sample()
+            snapshot = await self.source.sample()
         except GpuReadError as error:
             self.read_errors[error.kind] += 1
             failed = error
@@ -122,6 +126,14 @@ class Sampler:
             failed = GpuReadError(
                 "unknown", "reading the GPUs failed unexpectedly (see the server log)"
             )
+        else:
+            if self._annotate is not None:
+                try:
+                    await self._annotate(snapshot)
+                except Exception:
+                    # The readings stand without the kernel join; the log says why it failed.
+                    log.exception("joining GPU processes with kernels failed")
+            return snapshot
         return Snapshot(
             source=None if self.source.name == "auto" else self.source.name,
             timestamp=time.time(),

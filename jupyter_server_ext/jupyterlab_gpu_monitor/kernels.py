@@ -1,0 +1,278 @@
+"""Who holds the GPU: GPU processes joined to this server's kernels and their notebooks.
+
+The driver reports pids. A pid belongs to one of this server's kernels when it is the kernel's
+own process (its provisioner's pid) or descends from it (``!python train.py`` in a cell,
+DataLoader workers). The process tree is read once per sample, lazily: only the GPU processes
+and their ancestors are looked at, each at most once.
+
+The driver's pids are those of the initial PID namespace. In a container they may not exist
+here, or belong to another process: there a pid is only trusted when ``NSpid`` in
+``/proc/<pid>/status`` says which host pid a local process has, and otherwise reported as not
+visible, never guessed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import psutil
+
+from .gpu.model import Snapshot
+
+log = logging.getLogger(__name__)
+
+# The inode of the initial PID namespace (PROC_PID_INIT_INO in the Linux sources).
+INITIAL_PID_NAMESPACE = "pid:[4026531836]"
+
+
+@dataclass
+class RunningKernel:
+    """One of this server's kernels, and the notebook or console it serves."""
+
+    kernel_id: str
+    name: str
+    # The kernel's local process; None for a remote kernel (gateway), which has none here.
+    pid: int | None
+    execution_state: str | None = None
+    session_path: str | None = None
+    session_type: str | None = None
+
+
+@dataclass
+class KernelGpuUsage:
+    """GPU memory one kernel (its process and descendants) holds on one GPU."""
+
+    kernel_id: str
+    path: str | None
+    gpu_index: int
+    gpu_uuid: str | None
+    gpu_name: str | None
+    memory_used_mib: float
+    utilization_gpu: float | None
+
+
+@dataclass
+class _Facts:
+    ppid: int
+    uid: int
+    user: str | None
+    started: float
+
+
+class ProcessTree:
+    """One sample's view of the process table, read lazily and at most once per pid."""
+
+    def __init__(self, own_uid: int | None = None):
+        self.own_uid = os.getuid() if own_uid is None else own_uid
+        self._facts: dict[int, _Facts | None] = {}
+        self._host_to_local: dict[int, int] | None = None
+
+    def facts(self, pid: int) -> _Facts | None:
+        """Parent, owner and start time of a local pid; None when it does not exist."""
+        if pid not in self._facts:
+            self._facts[pid] = _read_facts(pid)
+        return self._facts[pid]
+
+    def local_pid(self, driver_pid: int) -> int | None:
+        """The local pid of a pid the driver reported, or None when it is not visible here."""
+        if in_initial_pid_namespace():
+            return driver_pid if self.facts(driver_pid) is not None else None
+        if self._host_to_local is None:
+            self._host_to_local = _host_pids_seen_here()
+        return self._host_to_local.get(driver_pid)
+
+    def kernel_of(self, pid: int, kernel_pids: dict[int, str]) -> str | None:
+        """The kernel id whose process is ``pid`` or one of its ancestors."""
+        seen = set()
+        while pid > 1 and pid not in seen:
+            if pid in kernel_pids:
+                return kernel_pids[pid]
+            seen.add(pid)
+            facts = self.facts(pid)
+            if facts is None:
+                return None
+            pid = facts.ppid
+        return None
+
+
+def in_initial_pid_namespace() -> bool:
+    """Whether this process sees the pids the driver reports (no container PID namespace)."""
+    try:
+        return os.readlink("/proc/self/ns/pid") == INITIAL_PID_NAMESPACE
+    except OSError:
+        return True  # no /proc namespace links (not Linux): pids are the system's own
+
+
+def _read_facts(pid: int) -> _Facts | None:
+    try:
+        process = psutil.Process(pid)
+        with process.oneshot():
+            uid = process.uids().real
+            try:
+                user = process.username()
+            except KeyError:
+                user = str(uid)  # a uid without a passwd entry (common in containers)
+            return _Facts(ppid=process.ppid(), uid=uid, user=user, started=process.create_time())
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return None
+    except psutil.AccessDenied:
+        log.debug("cannot read process %s", pid)
+        return None
+
+
+def _host_pids_seen_here() -> dict[int, int]:
+    """Outermost pid -> local pid, for the processes whose NSpid shows more than one level."""
+    translated = {}
+    for process in psutil.process_iter(["pid"]):
+        try:
+            with open(f"/proc/{process.pid}/status") as status:
+                for line in status:
+                    if line.startswith("NSpid:"):
+                        levels = [int(value) for value in line.split()[1:]]
+                        if len(levels) > 1:
+                            translated[levels[0]] = levels[-1]
+                        break
+        except OSError:
+            continue
+    return translated
+
+
+async def running_kernels(kernel_manager: Any, session_manager: Any) -> list[RunningKernel]:
+    """This server's kernels with their process and session (notebook or console path)."""
+    sessions = {}
+    if session_manager is not None:
+        for session in await session_manager.list_sessions():
+            kernel = session.get("kernel") or {}
+            sessions[kernel.get("id")] = session
+    kernels = []
+    for kernel_id in kernel_manager.list_kernel_ids():
+        try:
+            manager = kernel_manager.get_kernel(kernel_id)
+        except KeyError:
+            continue  # shut down since it was listed
+        provisioner = getattr(manager, "provisioner", None)
+        session = sessions.get(kernel_id, {})
+        kernels.append(
+            RunningKernel(
+                kernel_id=kernel_id,
+                name=getattr(manager, "kernel_name", ""),
+                pid=getattr(provisioner, "pid", None),
+                execution_state=getattr(manager, "execution_state", None),
+                session_path=session.get("path"),
+                session_type=session.get("type"),
+            )
+        )
+    return kernels
+
+
+def join(
+    snapshot: Snapshot,
+    kernels: Iterable[RunningKernel],
+    show_other_users_commands: bool = False,
+    tree: ProcessTree | None = None,
+) -> None:
+    """Give each GPU process of the snapshot its user, start, kernel and notebook, in place.
+
+    Blocking (reads /proc): call it off the event loop.
+    """
+    tree = tree or ProcessTree()
+    by_pid = {kernel.pid: kernel for kernel in kernels if kernel.pid is not None}
+    kernel_pids = {pid: kernel.kernel_id for pid, kernel in by_pid.items()}
+    kernels_by_id = {kernel.kernel_id: kernel for kernel in by_pid.values()}
+    for gpu in snapshot.gpus:
+        for process in gpu.processes:
+            local = tree.local_pid(process.pid)
+            facts = tree.facts(local) if local is not None else None
+            process.visible = facts is not None
+            if facts is not None:
+                process.user = facts.user
+                process.started = facts.started
+                process.own = facts.uid == tree.own_uid
+                kernel_id = tree.kernel_of(local, kernel_pids)
+                if kernel_id is not None:
+                    process.kernel_id = kernel_id
+                    process.session_path = kernels_by_id[kernel_id].session_path
+            if not process.own and not show_other_users_commands:
+                # Another user's command line can hold paths, hosts or tokens: not ours to show.
+                process.name = None
+
+
+def kernel_usage(snapshot: Snapshot, kernels: Iterable[RunningKernel]) -> list[KernelGpuUsage]:
+    """Per kernel and GPU, the memory its processes hold (a joined snapshot)."""
+    paths = {kernel.kernel_id: kernel.session_path for kernel in kernels}
+    usage: dict[tuple[str, int], KernelGpuUsage] = {}
+    for gpu in snapshot.gpus:
+        for process in gpu.processes:
+            if process.kernel_id not in paths:
+                continue
+            key = (process.kernel_id, gpu.index)
+            entry = usage.setdefault(
+                key,
+                KernelGpuUsage(
+                    kernel_id=process.kernel_id,
+                    path=paths[process.kernel_id],
+                    gpu_index=gpu.index,
+                    gpu_uuid=gpu.uuid,
+                    gpu_name=gpu.name,
+                    memory_used_mib=0,
+                    utilization_gpu=gpu.utilization_gpu,
+                ),
+            )
+            entry.memory_used_mib += process.used_memory_mib or 0
+    return list(usage.values())
+
+
+def kernels_summary(snapshot: Snapshot | None, kernels: list[RunningKernel]) -> list[dict]:
+    """``GET kernels``: every kernel of this server with the GPU memory it holds, most first."""
+    usage = kernel_usage(snapshot, kernels) if snapshot is not None else []
+    summary = []
+    for kernel in kernels:
+        gpus = [
+            {
+                "index": entry.gpu_index,
+                "uuid": entry.gpu_uuid,
+                "name": entry.gpu_name,
+                "memory_used_mib": entry.memory_used_mib,
+                "utilization_gpu": entry.utilization_gpu,
+            }
+            for entry in usage
+            if entry.kernel_id == kernel.kernel_id
+        ]
+        summary.append(
+            {
+                "kernel_id": kernel.kernel_id,
+                "name": kernel.name,
+                "pid": kernel.pid,
+                "remote": kernel.pid is None,
+                "execution_state": kernel.execution_state,
+                "session_path": kernel.session_path,
+                "session_type": kernel.session_type,
+                "memory_used_mib": sum(gpu["memory_used_mib"] for gpu in gpus),
+                "gpus": gpus,
+            }
+        )
+    return sorted(summary, key=lambda entry: -entry["memory_used_mib"])
+
+
+class KernelJoin:
+    """The Sampler's annotation step: joins every fresh snapshot with the running kernels."""
+
+    def __init__(self, kernel_manager: Any, session_manager: Any, show_other_users_commands: bool):
+        self._kernel_manager = kernel_manager
+        self._session_manager = session_manager
+        self._show_other_users_commands = show_other_users_commands
+        self.usage: list[KernelGpuUsage] = []
+
+    async def kernels(self) -> list[RunningKernel]:
+        """This server's kernels now."""
+        return await running_kernels(self._kernel_manager, self._session_manager)
+
+    async def __call__(self, snapshot: Snapshot) -> None:
+        kernels = await self.kernels()
+        await asyncio.to_thread(join, snapshot, kernels, self._show_other_users_commands)
+        self.usage = kernel_usage(snapshot, kernels)
