@@ -14,6 +14,8 @@ test can change a running server's GPUs):
   (default 9, nvidia-smi's "driver not loaded" status).
 - ``FAKE_SMI_MODE``: ``hang`` (never answers) or ``garbage`` (prints random bytes).
 - ``FAKE_SMI_REJECT_FIELD``: a --query-gpu field this "old driver" does not know.
+- ``FAKE_SMI_PIDS``: ``capture_pid:real_pid,…``: the capture's process ids replaced, so that
+  a real capture reports processes that exist on this machine (a test's kernels).
 - ``FAKE_SMI_LOG``: a file that gets one line per call (the arguments).
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -34,6 +37,27 @@ def _settings() -> dict[str, str]:
     return {k: v for k, v in settings.items() if v}
 
 
+def _capture(path: str, settings: dict[str, str]) -> str:
+    """A capture's text, with its pids replaced as FAKE_SMI_PIDS says."""
+    text = Path(path).read_text()
+    pids = dict(pair.split(":") for pair in settings.get("FAKE_SMI_PIDS", "").split(",") if pair)
+    if not pids:
+        return text
+    if text.lstrip().startswith("<"):
+        return re.sub(r"<pid>(\d+)</pid>", lambda m: f"<pid>{pids.get(m[1], m[1])}</pid>", text)
+    lines = text.splitlines()
+    header = [cell.strip() for cell in lines[0].split(",")] if lines else []
+    if "pid" not in header:
+        return text
+    column = header.index("pid")
+    for number, line in enumerate(lines[1:], start=1):
+        cells = line.split(", ")
+        if len(cells) > column:
+            cells[column] = pids.get(cells[column], cells[column])
+            lines[number] = ", ".join(cells)
+    return "\n".join(lines) + "\n"
+
+
 def _query(args: list[str], option: str) -> list[str] | None:
     for arg in args:
         if arg.startswith(option):
@@ -41,11 +65,11 @@ def _query(args: list[str], option: str) -> list[str] | None:
     return None
 
 
-def _csv_from_xml(xml_path: str, fields: list[str], processes: bool) -> str:
+def _csv_from_xml(xml: str, fields: list[str], processes: bool) -> str:
     """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
     from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
-    snapshot = parse_xml(Path(xml_path).read_text(), 0.0)
+    snapshot = parse_xml(xml, 0.0)
     by_field = {
         "index": "index", "uuid": "uuid", "name": "name", "pci.bus_id": "pci_bus_id",
         "utilization.gpu": "utilization_gpu", "utilization.memory": "utilization_memory",
@@ -106,12 +130,14 @@ def main(args: list[str]) -> int:
     elif gpu_fields:
         capture = settings.get("FAKE_SMI_GPU_CSV")
         if capture is None and "FAKE_SMI_XML" in settings:
-            sys.stdout.write(_csv_from_xml(settings["FAKE_SMI_XML"], gpu_fields, processes=False))
+            xml = _capture(settings["FAKE_SMI_XML"], settings)
+            sys.stdout.write(_csv_from_xml(xml, gpu_fields, processes=False))
             return 0
     elif app_fields:
         capture = settings.get("FAKE_SMI_APPS_CSV")
         if capture is None and "FAKE_SMI_XML" in settings:
-            sys.stdout.write(_csv_from_xml(settings["FAKE_SMI_XML"], app_fields, processes=True))
+            xml = _capture(settings["FAKE_SMI_XML"], settings)
+            sys.stdout.write(_csv_from_xml(xml, app_fields, processes=True))
             return 0
     elif args == ["-L"]:
         capture = settings.get("FAKE_SMI_LIST")
@@ -120,7 +146,7 @@ def main(args: list[str]) -> int:
     if capture is None:
         sys.stdout.write(f"fake nvidia-smi: no capture set for {' '.join(args)!r}\n")
         return 2
-    sys.stdout.write(Path(capture).read_text())
+    sys.stdout.write(_capture(capture, settings))
     return 0
 
 

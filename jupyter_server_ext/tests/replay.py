@@ -46,6 +46,7 @@ FAKE_VARIABLES = (
     "FAKE_SMI_REJECT_FIELD",
     "FAKE_SMI_LOG",
     "FAKE_SMI_CONTROL",
+    "FAKE_SMI_PIDS",
 )
 
 
@@ -87,6 +88,11 @@ class FakeSmi:
             self._monkeypatch.delenv("FAKE_SMI_MODE", raising=False)
         else:
             self._monkeypatch.setenv("FAKE_SMI_MODE", mode)
+
+    def substitute_pids(self, pids: dict[int, int]) -> None:
+        """Report these real pids in place of the capture's (capture pid -> real pid)."""
+        pairs = ",".join(f"{old}:{new}" for old, new in pids.items())
+        self._monkeypatch.setenv("FAKE_SMI_PIDS", pairs)
 
     def reject_field(self, field: str) -> None:
         """Behave like a driver that does not know this --query-gpu field."""

@@ -1,0 +1,199 @@
+"""Who holds the GPU: real ipykernel kernels started through jupyter_server, reported as GPU
+processes by the fake nvidia-smi (a real capture with only its pids replaced)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+from jupyterlab_gpu_monitor.kernels import ProcessTree, in_initial_pid_namespace
+
+# The H100 capture's compute processes: memhog 2566 MiB, memhog 1542 MiB, gpu_burn 15690 MiB.
+APPS = "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"
+GPUS = "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"
+XML = "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config):
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
+            "allow_unauthenticated_access": False,
+        },
+        "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5},
+    }
+
+
+async def start_session(jp_fetch, path: str, kind: str = "notebook") -> dict:
+    body = {"path": path, "name": Path(path).name, "type": kind, "kernel": {"name": "python3"}}
+    response = await jp_fetch("api", "sessions", method="POST", body=json.dumps(body))
+    return json.loads(response.body)
+
+
+async def run_in_kernel(serverapp, kernel_id: str, code: str) -> None:
+    client = serverapp.kernel_manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=60)
+        reply = await client.execute_interactive(code, timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        client.stop_channels()
+
+
+async def child_of(pid: int) -> psutil.Process:
+    """The one child a kernel started (it may take a moment to appear)."""
+    for _ in range(100):
+        children = psutil.Process(pid).children()
+        if children:
+            (child,) = children
+            return child
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"kernel {pid} started no process")
+
+
+def kernel_pid(serverapp, kernel_id: str) -> int:
+    return serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
+
+
+@pytest.fixture
+def other_users_process():
+    """A real process of another uid: `sleep` as nobody when we are root, else pid 1's owner."""
+    if os.getuid() == 0:
+        process = subprocess.Popen(["sleep", "300"], user="nobody")
+        yield process.pid
+        process.kill()
+        process.wait()
+        return
+    others = [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real != os.getuid()]
+    assert others, "this test needs a process of another user on the machine"
+    yield others[0]
+
+
+async def get_json(jp_fetch, *path):
+    return json.loads((await jp_fetch("gpu-monitor", "api", *path)).body)
+
+
+async def snapshot_with_kernels(jp_fetch) -> dict:
+    # The join runs at each read: wait for a read after the pids were set.
+    await asyncio.sleep(1.2)
+    return await get_json(jp_fetch, "gpus")
+
+
+async def test_kernel_and_its_child_process_are_joined_to_the_notebook(
+    fake_smi, jp_fetch, jp_serverapp, other_users_process
+):
+    notebook = await start_session(jp_fetch, "experiments/train.ipynb")
+    kernel_id = notebook["kernel"]["id"]
+    pid = kernel_pid(jp_serverapp, kernel_id)
+    await run_in_kernel(
+        jp_serverapp, kernel_id, "import subprocess; worker = subprocess.Popen(['sleep', '300'])"
+    )
+    child = await child_of(pid)
+    fake_smi.replay(XML, GPUS, APPS)
+    fake_smi.substitute_pids({11327: pid, 11328: child.pid, 11345: other_users_process})
+
+    (gpu,) = (await snapshot_with_kernels(jp_fetch))["gpus"]
+    by_pid = {process["pid"]: process for process in gpu["processes"]}
+
+    kernel = by_pid[pid]
+    assert (kernel["kernel_id"], kernel["session_path"]) == (kernel_id, "experiments/train.ipynb")
+    assert kernel["own"] is True and kernel["visible"] is True
+    assert kernel["user"] == psutil.Process(pid).username()
+    assert abs(kernel["started"] - psutil.Process(pid).create_time()) < 1
+    assert kernel["name"] == "/root/tools/memhog"  # our own process keeps its name
+
+    worker = by_pid[child.pid]  # `!python train.py`-like child of the kernel
+    assert worker["kernel_id"] == kernel_id
+    assert worker["session_path"] == "experiments/train.ipynb"
+
+    other = by_pid[other_users_process]
+    assert other["own"] is False and other["kernel_id"] is None
+    assert other["user"] == psutil.Process(other_users_process).username()
+    assert other["name"] is None  # another user's command line is not sent
+    assert other["used_memory_mib"] == 15690
+
+
+async def test_kernels_endpoint_sums_each_kernels_processes_most_memory_first(
+    fake_smi, jp_fetch, jp_serverapp
+):
+    idle = await start_session(jp_fetch, "idle.ipynb")
+    busy = await start_session(jp_fetch, "scratch/console-1", kind="console")
+    busy_id = busy["kernel"]["id"]
+    busy_pid = kernel_pid(jp_serverapp, busy_id)
+    await run_in_kernel(
+        jp_serverapp, busy_id, "import subprocess; w = subprocess.Popen(['sleep', '300'])"
+    )
+    child = await child_of(busy_pid)
+    fake_smi.replay(XML, GPUS, APPS)
+    fake_smi.substitute_pids({11327: busy_pid, 11328: child.pid})
+    await snapshot_with_kernels(jp_fetch)
+
+    kernels = await get_json(jp_fetch, "kernels")
+    assert [k["kernel_id"] for k in kernels] == [busy_id, idle["kernel"]["id"]]
+    first = kernels[0]
+    assert first["session_path"] == "scratch/console-1" and first["session_type"] == "console"
+    assert first["memory_used_mib"] == 2566 + 1542  # the kernel and its child
+    assert first["pid"] == busy_pid and first["remote"] is False
+    (gpu,) = first["gpus"]
+    assert (gpu["index"], gpu["name"], gpu["utilization_gpu"]) == (0, "NVIDIA H100 80GB HBM3", 100)
+    assert kernels[1]["memory_used_mib"] == 0 and kernels[1]["gpus"] == []
+
+
+async def test_pid_that_does_not_exist_here_is_not_visible_and_not_guessed(fake_smi, jp_fetch):
+    missing = psutil.Process().pid + 4 * 1024 * 1024  # above the kernel's pid_max limit
+    fake_smi.replay(XML, GPUS, APPS)
+    fake_smi.substitute_pids({11327: missing})
+    (gpu,) = (await snapshot_with_kernels(jp_fetch))["gpus"]
+    process = next(p for p in gpu["processes"] if p["pid"] == missing)
+    assert process["visible"] is False
+    assert process["user"] is None and process["kernel_id"] is None and process["name"] is None
+
+
+SHOW_COMMANDS_CONFIG = {
+    "ServerApp": {"jpserver_extensions": {"jupyterlab_gpu_monitor": True}},
+    "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5, "show_other_users_commands": True},
+}
+
+
+@pytest.mark.parametrize("jp_server_config", [SHOW_COMMANDS_CONFIG])
+async def test_other_users_commands_are_sent_when_the_server_allows(
+    fake_smi, jp_fetch, other_users_process
+):
+    fake_smi.replay(XML, GPUS, APPS)
+    fake_smi.substitute_pids({11345: other_users_process})
+    (gpu,) = (await snapshot_with_kernels(jp_fetch))["gpus"]
+    other = next(p for p in gpu["processes"] if p["pid"] == other_users_process)
+    assert other["own"] is False and other["name"] == "./gpu_burn"
+
+
+def test_in_a_container_pid_namespace_host_pids_are_not_taken_for_local_ones():
+    # A real child PID namespace, as a container has. The driver's (host) pids mean nothing
+    # there: pid 1 exists inside (the namespace's own init) but is not the host's pid 1, and
+    # our host pid does not exist inside. Neither may be matched.
+    script = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from jupyterlab_gpu_monitor.kernels import ProcessTree, in_initial_pid_namespace;"
+        "tree = ProcessTree(); pids = [int(p) for p in sys.argv[2:]];"
+        "print(json.dumps([in_initial_pid_namespace()] + [tree.local_pid(p) for p in pids]))"
+    )
+    package = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", script, package,
+         "1", str(os.getpid())],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [False, None, None]
+
+
+def test_on_the_host_the_drivers_pids_are_local_pids():
+    assert in_initial_pid_namespace()
+    assert ProcessTree().local_pid(os.getpid()) == os.getpid()
