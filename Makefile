@@ -47,3 +47,4 @@ test-ui: install system-deps
 
 bench: install
 	python bench/sampler.py
+	python bench/join.py

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import pwd
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -57,31 +58,71 @@ class KernelGpuUsage:
 
 
 @dataclass
-class _Facts:
-    ppid: int
+class _Owner:
     uid: int
     user: str | None
     started: float
 
 
 class ProcessTree:
-    """One sample's view of the process table, read lazily and at most once per pid."""
+    """One sample's view of the process table, read lazily: each pid's parent at most once,
+    owners only for the GPU processes themselves."""
 
     def __init__(self, own_uid: int | None = None):
         self.own_uid = os.getuid() if own_uid is None else own_uid
-        self._facts: dict[int, _Facts | None] = {}
+        self._initial_namespace = in_initial_pid_namespace()
+        self._processes: dict[int, psutil.Process | None] = {}
+        self._parents: dict[int, int | None] = {}
+        self._users: dict[int, str] = {}
         self._host_to_local: dict[int, int] | None = None
 
-    def facts(self, pid: int) -> _Facts | None:
-        """Parent, owner and start time of a local pid; None when it does not exist."""
-        if pid not in self._facts:
-            self._facts[pid] = _read_facts(pid)
-        return self._facts[pid]
+    @property
+    def pids_read(self) -> int:
+        """How many processes this sample looked at."""
+        return len(self._processes)
+
+    def _process(self, pid: int) -> psutil.Process | None:
+        if pid not in self._processes:
+            try:
+                self._processes[pid] = psutil.Process(pid)
+            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+                self._processes[pid] = None
+        return self._processes[pid]
+
+    def parent(self, pid: int) -> int | None:
+        """The parent of a local pid; None when the pid does not exist (or cannot be read)."""
+        if pid not in self._parents:
+            process = self._process(pid)
+            try:
+                self._parents[pid] = process.ppid() if process is not None else None
+            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+                self._parents[pid] = None
+        return self._parents[pid]
+
+    def owner(self, pid: int) -> _Owner | None:
+        """Who runs a local pid and since when; None when it does not exist."""
+        process = self._process(pid)
+        if process is None:
+            return None
+        try:
+            uid = process.uids().real
+        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            return None
+        # create_time() was read when the Process was made: it costs nothing more.
+        return _Owner(uid=uid, user=self._user(uid), started=process.create_time())
+
+    def _user(self, uid: int) -> str:
+        if uid not in self._users:
+            try:
+                self._users[uid] = pwd.getpwuid(uid).pw_name
+            except KeyError:
+                self._users[uid] = str(uid)  # a uid without a passwd entry (common in containers)
+        return self._users[uid]
 
     def local_pid(self, driver_pid: int) -> int | None:
         """The local pid of a pid the driver reported, or None when it is not visible here."""
-        if in_initial_pid_namespace():
-            return driver_pid if self.facts(driver_pid) is not None else None
+        if self._initial_namespace:
+            return driver_pid if self._process(driver_pid) is not None else None
         if self._host_to_local is None:
             self._host_to_local = _host_pids_seen_here()
         return self._host_to_local.get(driver_pid)
@@ -89,14 +130,11 @@ class ProcessTree:
     def kernel_of(self, pid: int, kernel_pids: dict[int, str]) -> str | None:
         """The kernel id whose process is ``pid`` or one of its ancestors."""
         seen = set()
-        while pid > 1 and pid not in seen:
+        while pid is not None and pid > 1 and pid not in seen:
             if pid in kernel_pids:
                 return kernel_pids[pid]
             seen.add(pid)
-            facts = self.facts(pid)
-            if facts is None:
-                return None
-            pid = facts.ppid
+            pid = self.parent(pid)
         return None
 
 
@@ -106,23 +144,6 @@ def in_initial_pid_namespace() -> bool:
         return os.readlink("/proc/self/ns/pid") == INITIAL_PID_NAMESPACE
     except OSError:
         return True  # no /proc namespace links (not Linux): pids are the system's own
-
-
-def _read_facts(pid: int) -> _Facts | None:
-    try:
-        process = psutil.Process(pid)
-        with process.oneshot():
-            uid = process.uids().real
-            try:
-                user = process.username()
-            except KeyError:
-                user = str(uid)  # a uid without a passwd entry (common in containers)
-            return _Facts(ppid=process.ppid(), uid=uid, user=user, started=process.create_time())
-    except (psutil.NoSuchProcess, psutil.ZombieProcess):
-        return None
-    except psutil.AccessDenied:
-        log.debug("cannot read process %s", pid)
-        return None
 
 
 def _host_pids_seen_here() -> dict[int, int]:
@@ -187,12 +208,12 @@ def join(
     for gpu in snapshot.gpus:
         for process in gpu.processes:
             local = tree.local_pid(process.pid)
-            facts = tree.facts(local) if local is not None else None
-            process.visible = facts is not None
-            if facts is not None:
-                process.user = facts.user
-                process.started = facts.started
-                process.own = facts.uid == tree.own_uid
+            owner = tree.owner(local) if local is not None else None
+            process.visible = owner is not None
+            if owner is not None:
+                process.user = owner.user
+                process.started = owner.started
+                process.own = owner.uid == tree.own_uid
                 kernel_id = tree.kernel_of(local, kernel_pids)
                 if kernel_id is not None:
                     process.kernel_id = kernel_id
