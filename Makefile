@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps test lint test-python test-js test-ui check-install bench
+.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install bench
 
 lab: install
 	jupyter lab
@@ -20,6 +20,21 @@ $(VENV)/.installed: pyproject.toml package.json yarn.lock
 	$(BIN)/jupyter labextension develop --overwrite .
 	touch $@
 
+# Kernels in environments of their own, for the probe tests: one without torch, one with
+# PyTorch's CPU build.
+KERNEL_ENVS := $(abspath .kernel-envs)
+kernel-envs: $(KERNEL_ENVS)/plain/.ready $(KERNEL_ENVS)/torch-cpu/.ready
+
+$(KERNEL_ENVS)/plain/.ready:
+	python3 -m venv $(KERNEL_ENVS)/plain
+	$(KERNEL_ENVS)/plain/bin/pip install ipykernel
+	touch $@
+
+$(KERNEL_ENVS)/torch-cpu/.ready:
+	python3 -m venv $(KERNEL_ENVS)/torch-cpu
+	$(KERNEL_ENVS)/torch-cpu/bin/pip install ipykernel torch==2.13.0
+	touch $@
+
 # Debian's Chromium for the Galata tests (never a browser download).
 system-deps:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
@@ -32,8 +47,8 @@ lint: install
 	ruff check jupyter_server_ext bench
 	ruff format --check jupyter_server_ext bench
 
-test-python: install
-	python -m pytest
+test-python: install kernel-envs
+	GPU_MONITOR_KERNEL_ENVS=$(KERNEL_ENVS) python -m pytest
 
 test-js: install
 	jlpm test
