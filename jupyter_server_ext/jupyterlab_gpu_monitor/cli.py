@@ -13,6 +13,7 @@ from pathlib import Path
 from .gpu.errors import GpuReadError
 from .gpu.model import Gpu, Snapshot
 from .gpu.nvidia_smi import parse_saved_output
+from .gpu.prometheus import selector_matchers
 from .gpu.source import SOURCE_NAMES, make_source
 
 
@@ -24,7 +25,14 @@ def read_snapshot(args: argparse.Namespace) -> Snapshot:
             return parse_saved_output(Path(args.from_file).read_text(errors="replace"), fields)
         except GpuReadError as error:
             return Snapshot(source="nvidia-smi", timestamp=time.time(), error=error.to_error())
-    source = make_source(args.source, args.nvidia_smi, args.timeout)
+    source = make_source(
+        args.source,
+        args.nvidia_smi,
+        args.timeout,
+        args.prometheus_url,
+        args.prometheus_selector,
+        args.prometheus_bearer_token_file,
+    )
     try:
         return asyncio.run(source.sample())
     except GpuReadError as error:
@@ -85,6 +93,14 @@ def format_table(snapshot: Snapshot) -> str:
     return "\n".join(lines)
 
 
+def _selector(text: str) -> str:
+    try:
+        selector_matchers(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-gpu-monitor",
@@ -98,6 +114,22 @@ def _parser() -> argparse.ArgumentParser:
         "--nvidia-smi", default="nvidia-smi", metavar="PATH", help="nvidia-smi to run"
     )
     snapshot.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
+    snapshot.add_argument(
+        "--prometheus-url", default="", metavar="URL", help="with --source prometheus"
+    )
+    snapshot.add_argument(
+        "--prometheus-selector",
+        default="",
+        type=_selector,
+        metavar="SELECTOR",
+        help='with --source prometheus: e.g. {Hostname="node-7"}',
+    )
+    snapshot.add_argument(
+        "--prometheus-bearer-token-file",
+        default="",
+        metavar="FILE",
+        help="with --source prometheus: a file holding a bearer token",
+    )
     snapshot.add_argument(
         "--from",
         dest="from_file",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from traitlets import Bool, Enum, Float, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
+from .gpu.prometheus import selector_matchers
 from .gpu.source import SOURCE_NAMES
 
 MIN_INTERVAL_SECONDS = 0.5
@@ -16,8 +17,9 @@ class GpuMonitor(Configurable):
     source = Enum(
         list(SOURCE_NAMES),
         default_value="auto",
-        help="Where GPU readings come from: 'nvml' (nvidia-ml-py), 'nvidia-smi', or 'auto' "
-        "(NVML when it starts, else nvidia-smi).",
+        help="Where GPU readings come from: 'nvml' (nvidia-ml-py), 'nvidia-smi', 'auto' "
+        "(NVML when it starts, else nvidia-smi), or 'prometheus' (the series of a DCGM "
+        "exporter or nvidia_gpu_exporter, see prometheus_url).",
     ).tag(config=True)
 
     nvidia_smi_path = Unicode(
@@ -37,7 +39,8 @@ class GpuMonitor(Configurable):
 
     command_timeout = Float(
         5.0,
-        help="Seconds a single nvidia-smi or NVML read may take before it counts as hung.",
+        help="Seconds a single nvidia-smi, NVML or Prometheus read may take before it counts as "
+        "hung.",
     ).tag(config=True)
 
     idle_seconds = Float(
@@ -50,6 +53,34 @@ class GpuMonitor(Configurable):
         help="Send the command lines of other users' GPU processes to the browser. Off by "
         "default: on a shared server they can hold paths, host names or tokens.",
     ).tag(config=True)
+
+    prometheus_url = Unicode(
+        "",
+        help="With source='prometheus': the Prometheus (or Thanos, Mimir...) that scrapes this "
+        "node's GPU exporter, the address under which it serves /api/v1/query, e.g. "
+        "'http://prometheus-server.monitoring'.",
+    ).tag(config=True)
+
+    prometheus_selector = Unicode(
+        "",
+        help="With source='prometheus': label matchers that pick this node's or this pod's "
+        'GPUs out of all in Prometheus, e.g. {Hostname="node-7"} or {pod="jupyter-alice"}. '
+        "Empty: every GPU Prometheus has.",
+    ).tag(config=True)
+
+    prometheus_bearer_token_file = Unicode(
+        "",
+        help="With source='prometheus': a file holding a bearer token sent to Prometheus (re-read "
+        "at each request, so rotated Kubernetes tokens work). Empty: no Authorization header.",
+    ).tag(config=True)
+
+    @validate("prometheus_selector")
+    def _valid_selector(self, proposal):
+        try:
+            selector_matchers(proposal.value)
+        except ValueError as error:
+            raise TraitError(f"GpuMonitor.prometheus_selector: {error}") from None
+        return proposal.value
 
     @validate("interval")
     def _valid_interval(self, proposal):

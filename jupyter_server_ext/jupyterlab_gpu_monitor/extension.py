@@ -23,7 +23,14 @@ class GpuMonitorExtension(ExtensionApp):
     def initialize_handlers(self) -> None:
         """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``."""
         config = GpuMonitor(parent=self.serverapp)
-        source = make_source(config.source, config.nvidia_smi_path, config.command_timeout)
+        source = make_source(
+            config.source,
+            config.nvidia_smi_path,
+            config.command_timeout,
+            config.prometheus_url,
+            config.prometheus_selector,
+            config.prometheus_bearer_token_file,
+        )
         kernel_join = KernelJoin(
             self.serverapp.kernel_manager,
             self.serverapp.session_manager,

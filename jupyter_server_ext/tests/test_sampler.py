@@ -113,3 +113,28 @@ def test_failed_reads_are_not_kept_as_points():
     failed.error = object()  # any error
     history.append(failed)
     assert len(history) == 0
+
+
+def test_seeded_past_goes_before_the_readings_already_kept():
+    history = History(history_seconds=60, interval_seconds=1)
+    history.append(_snapshot(100.0))
+    history.seed([_snapshot(98.0), _snapshot(99.0), _snapshot(100.0), _snapshot(101.0)])
+    # Only what is older than the oldest reading kept: nothing overlaps, order holds.
+    assert history.since(None)["timestamps"] == [98.0, 99.0, 100.0]
+
+
+def test_seeding_keeps_the_newest_of_the_past_within_span_and_bound():
+    history = History(history_seconds=10, interval_seconds=1)
+    history.append(_snapshot(100.0))
+    history.seed(_snapshot(float(second)) for second in range(50, 100))
+    timestamps = history.since(None)["timestamps"]
+    assert timestamps == [float(second) for second in range(90, 101)][-history.capacity :]
+    assert len(history) == history.capacity
+
+
+def test_seeding_an_empty_history_skips_failed_reads():
+    history = History(history_seconds=60, interval_seconds=1)
+    failed = Snapshot(source="prometheus", timestamp=2.0)
+    failed.error = object()  # any error
+    history.seed([_snapshot(1.0), failed, _snapshot(3.0)])
+    assert history.since(None)["timestamps"] == [1.0, 3.0]

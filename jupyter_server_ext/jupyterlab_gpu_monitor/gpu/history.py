@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from .model import SERIES_FIELDS, Snapshot
@@ -42,14 +43,34 @@ class History:
         """Keep a reading's numbers (a failed read has none and is not kept)."""
         if snapshot.error is not None:
             return
+        self._points.append(self._point(snapshot))
+        horizon = snapshot.timestamp - self.history_seconds
+        while self._points and self._points[0][0] < horizon:
+            self._points.popleft()
+
+    def seed(self, snapshots: Iterable[Snapshot]) -> None:
+        """Put readings from before the oldest one kept in front of it: the past a source
+        remembers (Prometheus), so that charts are full on first open. Only what fits the span
+        and the bound is kept, newest first; nothing kept already is displaced."""
+        oldest = self._points[0][0] if self._points else math.inf
+        older = sorted(
+            (s for s in snapshots if s.error is None and s.timestamp < oldest),
+            key=lambda snapshot: snapshot.timestamp,
+        )
+        if not older:
+            return
+        newest = self._points[-1][0] if self._points else older[-1].timestamp
+        room = self.capacity - len(self._points)
+        kept = [s for s in older if s.timestamp >= newest - self.history_seconds]
+        kept = kept[-room:] if room > 0 else []
+        self._points.extendleft(self._point(snapshot) for snapshot in reversed(kept))
+
+    def _point(self, snapshot: Snapshot) -> _Point:
         rows = tuple(
             (_intern(gpu.uuid), gpu.index, _intern(gpu.name), *self._values(gpu))
             for gpu in snapshot.gpus
         )
-        self._points.append((snapshot.timestamp, rows))
-        horizon = snapshot.timestamp - self.history_seconds
-        while self._points and self._points[0][0] < horizon:
-            self._points.popleft()
+        return (snapshot.timestamp, rows)
 
     @staticmethod
     def _values(gpu) -> tuple:

@@ -42,6 +42,9 @@ class MigDevice:
     compute_instance_id: int | None = None
     memory_total_mib: float | None = None
     memory_used_mib: float | None = None
+    # Percent of time the instance's graphics engine was busy: only DCGM measures it (the
+    # Prometheus source); NVML and nvidia-smi have no utilisation under MIG.
+    utilization_gpu: float | None = None
 
 
 @dataclass

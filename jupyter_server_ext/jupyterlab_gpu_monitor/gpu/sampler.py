@@ -17,7 +17,7 @@ from typing import Any
 from .errors import GpuReadError
 from .history import History
 from .model import Snapshot
-from .source import GpuSource
+from .source import GpuSource, RemembersHistory
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,8 @@ class Sampler:
 
     async def _run(self) -> None:
         try:
+            if not self.history:
+                await self._seed_history()
             while time.monotonic() - self._last_watched < self.idle_seconds:
                 started = time.monotonic()
                 snapshot = await self._read()
@@ -111,6 +113,24 @@ class Sampler:
             # Stopped or broken: nobody may wait for a read that will not come.
             if self._next_read is not None and not self._next_read.done():
                 self._next_read.cancel()
+
+    async def _seed_history(self) -> None:
+        # First open (or everything aged out): a source with a memory fills the charts now.
+        if not isinstance(self.source, RemembersHistory):
+            return
+        end = time.time()
+        try:
+            past = await self.source.history(
+                end - self.history.history_seconds, end, self.interval_seconds
+            )
+        except GpuReadError as error:
+            log.warning("GPU history not filled from %s: %s", self.source.name, error.message)
+            return
+        except Exception:
+            # Charts that start empty are no reason to stop reading.
+            log.exception("filling the GPU history failed unexpectedly")
+            return
+        self.history.seed(past)
 
     async def _read(self) -> Snapshot:
         self.reads += 1

@@ -1,15 +1,17 @@
-"""Choosing where readings come from: ``GpuMonitor.source`` = auto | nvml | nvidia-smi."""
+"""Choosing where readings come from: ``GpuMonitor.source`` = auto | nvml | nvidia-smi |
+prometheus."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .errors import GpuReadError, more_telling
 from .model import Snapshot
 from .nvidia_smi import NvidiaSmiSource
 from .nvml import NvmlSource
+from .prometheus import PrometheusSource
 
-SOURCE_NAMES = ("auto", "nvml", "nvidia-smi")
+SOURCE_NAMES = ("auto", "nvml", "nvidia-smi", "prometheus")
 
 
 class GpuSource(Protocol):
@@ -23,6 +25,16 @@ class GpuSource(Protocol):
 
     def close(self) -> None:
         """Release what the source holds (NVML's handle)."""
+        ...
+
+
+@runtime_checkable
+class RemembersHistory(Protocol):
+    """A source that keeps its own past (Prometheus), from which the Sampler's history is
+    filled when it starts empty."""
+
+    async def history(self, start: float, end: float, step_seconds: float) -> list[Snapshot]:
+        """The snapshots between ``start`` and ``end`` (epoch seconds), oldest first."""
         ...
 
 
@@ -66,8 +78,19 @@ class AutoSource:
             candidate.close()
 
 
-def make_source(setting: str, nvidia_smi_path: str, timeout_seconds: float) -> GpuSource:
+def make_source(
+    setting: str,
+    nvidia_smi_path: str,
+    timeout_seconds: float,
+    prometheus_url: str = "",
+    prometheus_selector: str = "",
+    prometheus_bearer_token_file: str = "",
+) -> GpuSource:
     """The source a ``GpuMonitor.source`` setting names."""
+    if setting == "prometheus":
+        return PrometheusSource(
+            prometheus_url, prometheus_selector, timeout_seconds, prometheus_bearer_token_file
+        )
     nvidia_smi = NvidiaSmiSource(nvidia_smi_path, timeout_seconds)
     if setting == "nvidia-smi":
         return nvidia_smi

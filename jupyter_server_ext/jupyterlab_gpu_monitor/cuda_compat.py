@@ -1,0 +1,96 @@
+"""Which NVIDIA driver runs which CUDA build: NVIDIA's published tables, kept as data.
+
+Sources:
+- Minimum drivers for CUDA minor version compatibility (CUDA 11 and later): "CUDA Compatibility",
+  https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html (Table 1),
+  and the CUDA Toolkit release notes ("CUDA Toolkit and Minimum Required Driver Version for CUDA
+  Minor Version Compatibility"), Linux x86_64 column.
+- Minimum drivers before CUDA 11 (no minor version compatibility: each release needs its own):
+  the CUDA Toolkit release notes, "CUDA Toolkit and Compatible Driver Versions", Linux x86_64.
+- PyTorch's CUDA wheel variants: https://pytorch.org/get-started/previous-versions/ (the
+  ``--index-url https://download.pytorch.org/whl/cuXYZ`` of each release line).
+"""
+
+from __future__ import annotations
+
+import re
+
+# CUDA major -> the oldest Linux driver that runs every minor release of it.
+MINOR_COMPATIBILITY_DRIVER = {
+    11: "450.80.02",
+    12: "525.60.13",
+    13: "580",
+}
+
+# CUDA release before 11 -> the oldest Linux driver that runs it.
+RELEASE_DRIVER = {
+    "10.2": "440.33",
+    "10.1": "418.39",
+    "10.0": "410.48",
+    "9.2": "396.26",
+    "9.1": "390.46",
+    "9.0": "384.81",
+    "8.0": "375.26",
+}
+
+# The CUDA builds PyTorch publishes wheels for, newest last.
+PYTORCH_CUDA_VARIANTS = ("11.8", "12.1", "12.4", "12.6", "12.8", "12.9", "13.0")
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """'535.54.03' -> (535, 54, 3); '12.2' -> (12, 2); stops at the first non-number."""
+    parts = []
+    for part in version.split("."):
+        match = re.match(r"\d+", part)
+        if match is None:
+            break
+        parts.append(int(match.group(0)))
+    return tuple(parts)
+
+
+def minimum_driver(cuda: str) -> str | None:
+    """The oldest Linux driver that runs a build for this CUDA version, if known."""
+    major_minor = version_tuple(cuda)[:2]
+    if not major_minor:
+        return None
+    if major_minor[0] >= 11:
+        return MINOR_COMPATIBILITY_DRIVER.get(major_minor[0])
+    return RELEASE_DRIVER.get(".".join(str(part) for part in major_minor))
+
+
+def driver_runs(driver_version: str, cuda: str) -> bool | None:
+    """Whether a driver runs a CUDA build (None when the tables do not say)."""
+    needed = minimum_driver(cuda)
+    if needed is None:
+        return None
+    return version_tuple(driver_version) >= version_tuple(needed)
+
+
+def pytorch_variant_for(driver_cuda: str) -> str | None:
+    """The PyTorch CUDA build for a driver supporting ``driver_cuda``: the newest it runs
+    natively, else the oldest of its CUDA major (through minor version compatibility)."""
+    limit = version_tuple(driver_cuda)[:2]
+    native = [v for v in PYTORCH_CUDA_VARIANTS if version_tuple(v) <= limit]
+    if native:
+        return native[-1]
+    same_major = [v for v in PYTORCH_CUDA_VARIANTS if version_tuple(v)[:1] == limit[:1]]
+    return same_major[0] if same_major else None
+
+
+def pytorch_install_command(driver_cuda: str | None, conda: bool) -> str:
+    """The command that installs the torch build matching a driver."""
+    if not driver_cuda:
+        return (
+            "Run nvidia-smi to see which CUDA version the driver supports, then install the "
+            "torch build for it."
+        )
+    variant = pytorch_variant_for(driver_cuda)
+    if variant is None:
+        return (
+            f"The driver supports CUDA {driver_cuda}, older than any current PyTorch build: "
+            "upgrade the NVIDIA driver first."
+        )
+    if conda:
+        return f'conda install -c conda-forge "pytorch=*=cuda*" cuda-version={variant}'
+    tag = "cu" + variant.replace(".", "")
+    return f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{tag}"

@@ -1,0 +1,373 @@
+"""Diagnoses: facts about the GPUs, a kernel and its environment in; findings out.
+
+Pure functions: every rule reads ``Facts`` and returns findings, each with the evidence that
+triggered it and the command or code that fixes it. Nothing here reads a file or a process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
+from .gpu.model import Snapshot
+from .kernel_env import KernelProcessFacts, environment_root
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+# Driver states in which CUDA cannot work at all.
+DRIVER_FAILURES = {"driver_not_loaded", "version_mismatch", "no_devices", "gpu_lost", "unknown"}
+LOW_UTILIZATION_PCT = 30.0
+HELD_MEMORY_MIB = 1024.0
+
+
+@dataclass
+class Finding:
+    """One problem found, how we know, and what fixes it."""
+
+    id: str
+    severity: str  # error | warning | info
+    title: str
+    evidence: str
+    fix: str
+
+    def to_json(self) -> dict:
+        """The finding as the REST API and ``doctor --json`` send it."""
+        return asdict(self)
+
+
+@dataclass
+class Facts:
+    """Everything a diagnosis may look at; each part may be missing."""
+
+    snapshot: Snapshot | None = None
+    # The in-kernel probe's answer (see probe.py), or None when it has not run.
+    probe: dict[str, Any] | None = None
+    process: KernelProcessFacts | None = None
+    # The environment's packages: objects with ``name``, ``version``, ``build``, ``installer``.
+    packages: list[Any] | None = None
+    kernelspec_name: str | None = None
+    kernelspec_interpreter: str | None = None  # argv[0] of the kernelspec
+    expected_prefix: str | None = None  # where the notebook's fingerprint says it ran
+    # GPU index -> MiB this kernel holds there, and the GPU's mean utilisation lately.
+    held_memory_mib: dict[int, float] = field(default_factory=dict)
+    recent_utilization: dict[int, float] = field(default_factory=dict)
+    utilization_minutes: float = 5.0
+
+
+def _gpus(snapshot: Snapshot | None) -> list:
+    return snapshot.gpus if snapshot is not None and snapshot.error is None else []
+
+
+def _probe_torch(facts: Facts) -> dict | None:
+    return (facts.probe or {}).get("torch")
+
+
+def _torch_version(facts: Facts) -> str | None:
+    torch = _probe_torch(facts)
+    if torch:
+        return torch.get("version")
+    version = ((facts.probe or {}).get("packages") or {}).get("torch")
+    if version:
+        return version
+    record = _package(facts, "pytorch") or _package(facts, "torch")
+    return record.version if record is not None else None
+
+
+def _package(facts: Facts, name: str) -> Any:
+    return next((p for p in facts.packages or [] if p.name == name), None)
+
+
+def torch_cuda_build(facts: Facts) -> tuple[bool | None, str | None]:
+    """(whether torch is a CUDA build, its CUDA version), from the best evidence there is."""
+    torch = _probe_torch(facts)
+    if torch and "cuda" in torch:
+        return torch["cuda"] is not None, torch["cuda"]
+    version = _torch_version(facts) or ""
+    local = version.partition("+")[2]
+    if local == "cpu":
+        return False, None
+    match = re.fullmatch(r"cu(\d+)(\d)", local)
+    if match:
+        return True, f"{int(match.group(1))}.{match.group(2)}"
+    record = _package(facts, "pytorch")
+    if record is not None and record.build:
+        if record.build.startswith("cpu") or "_cpu_" in record.build:
+            return False, None
+        cuda = re.search(r"cuda(\d+)(\d)", record.build)
+        if cuda:
+            return True, f"{int(cuda.group(1))}.{cuda.group(2)}"
+    return None, None
+
+
+def _conda_env(facts: Facts) -> bool:
+    if facts.process is not None and facts.process.env_kind:
+        return facts.process.env_kind == "conda"
+    return bool((facts.probe or {}).get("conda_prefix"))
+
+
+def _driver(facts: Facts) -> str:
+    snapshot = facts.snapshot
+    gpus = _gpus(snapshot)
+    names = ", ".join(sorted({gpu.name or "unknown GPU" for gpu in gpus}))
+    return (
+        f"{len(gpus)} GPU(s) ({names}), driver {snapshot.driver_version or 'unknown'}"
+        f" (supports CUDA {snapshot.cuda_version or 'unknown'})"
+    )
+
+
+def cpu_only_torch(facts: Facts) -> Iterable[Finding]:
+    """1. GPUs present, torch installed, but a CPU-only build."""
+    is_cuda, _ = torch_cuda_build(facts)
+    if not _gpus(facts.snapshot) or is_cuda is not False:
+        return
+    yield Finding(
+        id="cpu-only-torch",
+        severity="error",
+        title="PyTorch is a CPU-only build, but this machine has GPUs",
+        evidence=f"torch {_torch_version(facts)} has no CUDA build; {_driver(facts)}",
+        fix=pytorch_install_command(facts.snapshot.cuda_version, _conda_env(facts)),
+    )
+
+
+def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
+    """2. torch built for a CUDA the driver does not (fully) support."""
+    is_cuda, cuda = torch_cuda_build(facts)
+    snapshot = facts.snapshot
+    if not is_cuda or cuda is None or not _gpus(snapshot) or not snapshot.driver_version:
+        return
+    runs = driver_runs(snapshot.driver_version, cuda)
+    driver_cuda = snapshot.cuda_version
+    fix = (
+        f"Upgrade the NVIDIA driver to {minimum_driver(cuda)} or newer, or install the torch "
+        f"build for this driver: {pytorch_install_command(driver_cuda, _conda_env(facts))}"
+    )
+    if runs is False:
+        yield Finding(
+            id="torch-cuda-newer-than-driver",
+            severity="error",
+            title=f"PyTorch is built for CUDA {cuda}, which this driver cannot run",
+            evidence=(
+                f"torch {_torch_version(facts)} needs driver {minimum_driver(cuda)} or newer; "
+                f"{_driver(facts)}"
+            ),
+            fix=fix,
+        )
+    elif driver_cuda and version_tuple(cuda)[:2] > version_tuple(driver_cuda)[:2]:
+        yield Finding(
+            id="torch-cuda-newer-than-driver",
+            severity="warning",
+            title=f"PyTorch is built for CUDA {cuda}, newer than the driver's CUDA {driver_cuda}",
+            evidence=(
+                f"It runs through CUDA minor version compatibility, without the features that "
+                f"need a newer driver (PTX JIT of newer kernels fails); {_driver(facts)}"
+            ),
+            fix=fix,
+        )
+
+
+def _visible_devices(facts: Facts) -> str | None:
+    probe = facts.probe or {}
+    if "cuda_visible_devices" in probe:
+        return probe["cuda_visible_devices"]
+    if facts.process is not None:
+        return facts.process.variables.get("CUDA_VISIBLE_DEVICES")
+    return None
+
+
+def _device_exists(entry: str, gpus: list) -> bool:
+    if entry.isdigit():
+        return int(entry) < len(gpus)
+    # CUDA takes a unique prefix of a GPU's or MIG instance's UUID.
+    uuids = [gpu.uuid or "" for gpu in gpus]
+    uuids += [device.uuid or "" for gpu in gpus for device in gpu.mig_devices]
+    return sum(uuid.startswith(entry) for uuid in uuids) == 1
+
+
+def hidden_gpus(facts: Facts) -> Iterable[Finding]:
+    """3. CUDA_VISIBLE_DEVICES hides every GPU, or names one that does not exist."""
+    value = _visible_devices(facts)
+    gpus = _gpus(facts.snapshot)
+    if value is None or not gpus:
+        return
+    entries = [entry.strip() for entry in value.split(",")]
+    valid = []
+    for entry in entries:
+        if not _device_exists(entry, gpus):
+            break  # CUDA stops at the first entry it cannot use, ignoring the rest
+        valid.append(entry)
+    all_indices = ",".join(str(gpu.index) for gpu in gpus)
+    fix = (
+        f'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "{",".join(valid) or all_indices}"  '
+        "# then restart the kernel: CUDA reads it once, when it starts"
+    )
+    if not valid:
+        yield Finding(
+            id="cuda-visible-devices-hides-all",
+            severity="error",
+            title="CUDA_VISIBLE_DEVICES hides every GPU from this kernel",
+            evidence=f'CUDA_VISIBLE_DEVICES="{value}"; {_driver(facts)}',
+            fix=fix,
+        )
+    elif len(valid) < len(entries):
+        bad = entries[len(valid)]
+        yield Finding(
+            id="cuda-visible-devices-unknown-gpu",
+            severity="warning",
+            title=f'CUDA_VISIBLE_DEVICES names "{bad}", which is not a GPU here',
+            evidence=(
+                f'CUDA_VISIBLE_DEVICES="{value}": CUDA ignores "{bad}" and everything after it, '
+                f"so this kernel sees only {','.join(valid)}; {_driver(facts)}"
+            ),
+            fix=fix,
+        )
+
+
+def _running_prefix(facts: Facts) -> str | None:
+    if facts.probe and facts.probe.get("prefix"):
+        return facts.probe["prefix"]
+    return facts.process.prefix if facts.process is not None else None
+
+
+def wrong_environment(facts: Facts) -> Iterable[Finding]:
+    """4. The kernel runs in another environment than the notebook recorded or the kernelspec
+    names."""
+    running = _running_prefix(facts)
+    if running is None:
+        return
+    install = f'"{running}/bin/python" -m ipykernel install --user --name <name>'
+    if facts.expected_prefix and facts.expected_prefix != running:
+        yield Finding(
+            id="kernel-not-in-recorded-environment",
+            severity="warning",
+            title="This kernel runs in another environment than the notebook recorded",
+            evidence=f"recorded: {facts.expected_prefix}; running: {running}",
+            fix=(
+                f"Switch to the kernel of {facts.expected_prefix} (Kernel > Change Kernel), or "
+                f'register it: "{facts.expected_prefix}/bin/python" -m ipykernel install --user '
+                "--name <name>"
+            ),
+        )
+    interpreter = facts.kernelspec_interpreter
+    if not interpreter:
+        return
+    spec = facts.kernelspec_name or "this kernel"
+    if "/" not in interpreter and "\\" not in interpreter:
+        yield Finding(
+            id="kernelspec-depends-on-path",
+            severity="info",
+            title=f'The kernelspec "{spec}" launches whatever "{interpreter}" is first on PATH',
+            evidence=f"it started {running}; another PATH starts another environment",
+            fix=f"Register the kernel with its full interpreter path: {install}",
+        )
+        return
+    expected, _ = environment_root(interpreter)
+    if expected and expected != running:
+        yield Finding(
+            id="kernel-not-in-kernelspec-environment",
+            severity="warning",
+            title=f'The kernel "{spec}" does not run in the environment its kernelspec names',
+            evidence=f"kernelspec: {interpreter}; running: {running}",
+            fix=f"Re-register the kernel from the environment it should use: {install}",
+        )
+
+
+def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
+    """5. The same package installed by conda and by pip in one environment."""
+    installers: dict[str, set[str]] = {}
+    for package in facts.packages or []:
+        installers.setdefault(_normalized(package.name), set()).add(package.installer)
+    both = sorted(name for name, found in installers.items() if {"conda", "pip"} <= found)
+    if not both:
+        return
+    names = " ".join(both)
+    yield Finding(
+        id="conda-and-pip-duplicate",
+        severity="warning",
+        title=f"Installed by both conda and pip: {', '.join(both)}",
+        evidence=(
+            "pip's copy shadows conda's: which one imports depends on install order, and conda "
+            "no longer knows what is installed"
+        ),
+        fix=f"pip uninstall -y {names} && conda install --force-reinstall {names}",
+    )
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:
+    """6. nvidia-smi fails (driver not loaded, mismatch...) while the kernel expects CUDA."""
+    snapshot = facts.snapshot
+    if snapshot is None or snapshot.error is None or snapshot.error.kind not in DRIVER_FAILURES:
+        return
+    is_cuda, cuda = torch_cuda_build(facts)
+    if not is_cuda and _visible_devices(facts) is None:
+        return
+    expects = f"torch is built for CUDA {cuda}" if is_cuda else "CUDA_VISIBLE_DEVICES is set"
+    yield Finding(
+        id="driver-failure",
+        severity="error",
+        title="This kernel expects CUDA, but the NVIDIA driver is not working",
+        evidence=f"{expects}; nvidia-smi: {snapshot.error.message}",
+        fix=snapshot.error.hint,
+    )
+
+
+def idle_while_holding_memory(facts: Facts) -> Iterable[Finding]:
+    """7. The GPUs this kernel holds memory on are mostly idle: a data-loading bottleneck."""
+    for index, held in sorted(facts.held_memory_mib.items()):
+        utilization = facts.recent_utilization.get(index)
+        if held < HELD_MEMORY_MIB or utilization is None or utilization >= LOW_UTILIZATION_PCT:
+            continue
+        yield Finding(
+            id="gpu-idle-while-holding-memory",
+            severity="warning",
+            title=f"GPU {index} is mostly idle while this kernel holds {held / 1024:.1f} GiB on it",
+            evidence=(
+                f"mean utilisation {utilization:.0f} % over the last "
+                f"{facts.utilization_minutes:g} minutes; the GPU is waiting for data"
+            ),
+            fix=(
+                "Feed it faster: DataLoader(dataset, batch_size=..., num_workers=os.cpu_count() "
+                "// 2, pin_memory=True, persistent_workers=True, prefetch_factor=4); or free the "
+                "memory if the work is done (del model; torch.cuda.empty_cache())"
+            ),
+        )
+
+
+def old_python(facts: Facts) -> Iterable[Finding]:
+    """8. Python older than 3.11 in a training environment."""
+    version = (facts.probe or {}).get("python_version")
+    if not version or version_tuple(version)[:2] >= (3, 11):
+        return
+    yield Finding(
+        id="python-older-than-3.11",
+        severity="info",
+        title=f"Python {version} is older than 3.11",
+        evidence=(
+            "Python 3.11 runs pure-Python code 10-60 % faster (the specialising interpreter of "
+            "PEP 659), and new releases of NumPy, pandas and PyTorch drop old Pythons first"
+        ),
+        fix="conda create -n <name> python=3.12  (or: uv venv --python 3.12), then reinstall",
+    )
+
+
+RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
+    cpu_only_torch,
+    torch_newer_than_driver,
+    hidden_gpus,
+    wrong_environment,
+    conda_and_pip_duplicates,
+    driver_failure_while_cuda_expected,
+    idle_while_holding_memory,
+    old_python,
+)
+
+
+def diagnose(facts: Facts) -> list[Finding]:
+    """Every finding of every rule, errors first."""
+    findings = [finding for rule in RULES for finding in rule(facts)]
+    return sorted(findings, key=lambda finding: SEVERITY_ORDER[finding.severity])

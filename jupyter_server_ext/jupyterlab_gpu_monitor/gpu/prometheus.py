@@ -1,0 +1,435 @@
+"""The Prometheus source: readings that a DCGM exporter or nvidia_gpu_exporter already feeds to
+Prometheus, read through its HTTP API. For JupyterHub on Kubernetes and cluster nodes, where the
+notebook's container cannot run nvidia-smi but the node's exporter is scraped anyway.
+
+One ``/api/v1/query`` per read fetches every series we use at once; which exporter the node runs
+is decided from what comes back (DCGM when both do). ``/api/v1/query_range`` fills the history
+once, when the panel is first opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
+from tornado.simple_httpclient import HTTPTimeoutError
+
+from .errors import GpuReadError
+from .model import Gpu, GpuProcess, MigDevice, Snapshot
+from .smi_xml import MIG_UNAVAILABLE
+
+MIB = 1024 * 1024
+
+# Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
+# nvidia_gpu_exporter unit to the snapshot's). DCGM's units are the snapshot's already
+# (%, MiB, °C, W, MHz); nvidia_gpu_exporter's are Prometheus base units (ratio, bytes, Hz).
+FIELD_SERIES: dict[str, tuple[str, str, float]] = {
+    "utilization_gpu": ("DCGM_FI_DEV_GPU_UTIL", "nvidia_smi_utilization_gpu_ratio", 100),
+    "utilization_memory": (
+        "DCGM_FI_DEV_MEM_COPY_UTIL",
+        "nvidia_smi_utilization_memory_ratio",
+        100,
+    ),
+    "memory_total_mib": ("DCGM_FI_DEV_FB_TOTAL", "nvidia_smi_memory_total_bytes", 1 / MIB),
+    "memory_used_mib": ("DCGM_FI_DEV_FB_USED", "nvidia_smi_memory_used_bytes", 1 / MIB),
+    "memory_free_mib": ("DCGM_FI_DEV_FB_FREE", "nvidia_smi_memory_free_bytes", 1 / MIB),
+    "temperature_c": ("DCGM_FI_DEV_GPU_TEMP", "nvidia_smi_temperature_gpu", 1),
+    "power_draw_w": ("DCGM_FI_DEV_POWER_USAGE", "nvidia_smi_power_draw_watts", 1),
+    "power_limit_w": ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "nvidia_smi_power_limit_watts", 1),
+    "fan_speed_pct": ("DCGM_FI_DEV_FAN_SPEED", "nvidia_smi_fan_speed_ratio", 100),
+    "sm_clock_mhz": ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_clocks_current_sm_clock_hz", 1e-6),
+}
+_DCGM_FIELDS = {dcgm: field for field, (dcgm, _, _) in FIELD_SERIES.items()}
+_SMI_FIELDS = {smi: (field, factor) for field, (_, smi, factor) in FIELD_SERIES.items()}
+
+DCGM_RESERVED = "DCGM_FI_DEV_FB_RESERVED"
+# Under MIG there is no DCGM_FI_DEV_GPU_UTIL; the graphics engine's activity (0-1) per GPU
+# instance (labels GPU_I_ID, GPU_I_PROFILE) is the utilisation there.
+DCGM_ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+SMI_INFO = "nvidia_smi_gpu_info"
+SMI_INDEX = "nvidia_smi_index"
+SMI_MIG_MODE = "nvidia_smi_mig_mode_current"
+SMI_APP_MEMORY = "nvidia_smi_compute_app_used_memory_bytes"
+# Exporters before 2022 have no driver_version label on nvidia_smi_gpu_info, only this gauge.
+SMI_DRIVER_VERSION = "nvidia_smi_driver_version"
+
+SERIES_NAMES = tuple(
+    sorted(
+        {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi)}
+        | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE}
+        | {SMI_INFO, SMI_INDEX, SMI_MIG_MODE, SMI_APP_MEMORY, SMI_DRIVER_VERSION}
+    )
+)
+
+# DCGM's "no value" sentinels (DCGM_FT_FP64_BLANK = 2**47, DCGM_FT_INT64_BLANK = 2**63 - 16,
+# and the codes above them) leak into dcgm-exporter's output, as its own README shows with
+# 9223372036854775794. No reading we use comes anywhere near.
+DCGM_BLANK = 2.0**47
+
+# A chart is a few hundred pixels wide: more points than this from query_range are wasted.
+HISTORY_POINTS = 1000
+
+HINTS = {
+    "not_installed": (
+        "Set c.GpuMonitor.prometheus_url to the Prometheus that scrapes this node's GPU "
+        "exporter (e.g. 'http://prometheus-server.monitoring'), or choose another "
+        "GpuMonitor.source."
+    ),
+    "unreachable": (
+        "Check GpuMonitor.prometheus_url and that Prometheus is up and reachable from this "
+        "server (`curl <url>/-/ready`); in Kubernetes a NetworkPolicy may keep the notebook "
+        "pod from it."
+    ),
+    "timeout": (
+        "Prometheus did not answer in time: it may be overloaded or far away. "
+        "GpuMonitor.command_timeout sets the limit."
+    ),
+    "permission": (
+        "Prometheus, or the proxy in front of it, wants credentials: put a bearer token in "
+        "the file that GpuMonitor.prometheus_bearer_token_file names."
+    ),
+    "no_devices": (
+        "Check that the node's DCGM exporter or nvidia_gpu_exporter is scraped, and "
+        "GpuMonitor.prometheus_selector against its labels, e.g. with "
+        "`count by (Hostname, pod) (DCGM_FI_DEV_FB_USED)` in Prometheus."
+    ),
+    "bad_output": (
+        "Check that GpuMonitor.prometheus_url is the address Prometheus (or Thanos, Mimir...) "
+        "serves /api/v1/query under, and that GpuMonitor.prometheus_selector is a selector "
+        'like {Hostname="node-7"}.'
+    ),
+}
+
+Sample = tuple[dict[str, str], float]
+
+
+def selector_matchers(selector: str) -> str:
+    """The label matchers inside a selector like ``{Hostname="node-7"}`` ("" for none).
+
+    Raises ValueError when it is not written in braces; Prometheus checks the rest.
+    """
+    text = selector.strip()
+    if not text:
+        return ""
+    if not (text.startswith("{") and text.endswith("}")):
+        raise ValueError(
+            f'a Prometheus selector is written in braces, like {{Hostname="node-7"}}, '
+            f"not {selector!r}"
+        )
+    return text[1:-1].strip().rstrip(",")
+
+
+def series_query(selector: str) -> str:
+    """One PromQL selector for every series this source reads, narrowed by ``selector``."""
+    names = "|".join(SERIES_NAMES)
+    matchers = selector_matchers(selector)
+    return f'{{__name__=~"{names}"{", " + matchers if matchers else ""}}}'
+
+
+def _scaled(value: float | None, factor: float = 1) -> float | int | None:
+    if value is None or math.isnan(value):
+        return None
+    # Rounded: 0.11 * 100 is 11.000000000000002, and the panel should show what nvidia-smi did.
+    scaled = round(float(value) * factor, 6)
+    return int(scaled) if scaled.is_integer() else scaled
+
+
+def _index(text: str | None) -> int:
+    try:
+        return int(text or 0)
+    except ValueError:
+        return 0
+
+
+def _dcgm_reading(value: float) -> float | None:
+    return None if value >= DCGM_BLANK else value
+
+
+def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
+    gpus: dict[str, Gpu] = {}
+    reserved: dict[str, float | None] = {}
+    instances: dict[str, dict[str, MigDevice]] = defaultdict(dict)
+    instance_free: dict[tuple[str, str], float | None] = {}
+    driver_version = None
+    for labels, value in samples:
+        name = labels["__name__"]
+        if not name.startswith("DCGM_"):
+            continue
+        key = labels.get("UUID") or labels.get("gpu", "")
+        gpu = gpus.get(key)
+        if gpu is None:
+            gpu = gpus[key] = Gpu(
+                index=_index(labels.get("gpu")),
+                uuid=labels.get("UUID"),
+                name=labels.get("modelName"),
+                pci_bus_id=labels.get("pci_bus_id"),
+            )
+        driver_version = driver_version or labels.get("DCGM_FI_DRIVER_VERSION")
+        reading = _dcgm_reading(value)
+        instance_id = labels.get("GPU_I_ID")
+        if instance_id is not None:
+            device = instances[key].setdefault(
+                instance_id,
+                MigDevice(
+                    index=0,
+                    gpu_instance_id=_index(instance_id),
+                    profile=labels.get("GPU_I_PROFILE"),
+                ),
+            )
+            if name == DCGM_ENGINE_ACTIVE:
+                device.utilization_gpu = _scaled(reading, 100)
+            elif name == FIELD_SERIES["memory_used_mib"][0]:
+                device.memory_used_mib = _scaled(reading)
+            elif name == FIELD_SERIES["memory_free_mib"][0]:
+                instance_free[(key, instance_id)] = reading
+        elif name in _DCGM_FIELDS:
+            setattr(gpu, _DCGM_FIELDS[name], _scaled(reading))
+        elif name == DCGM_RESERVED:
+            reserved[key] = reading
+    for key, gpu in gpus.items():
+        if gpu.memory_total_mib is None and None not in (gpu.memory_used_mib, gpu.memory_free_mib):
+            # dcgm-exporter's default counters have no FB_TOTAL; nvidia-smi's total is the sum.
+            gpu.memory_total_mib = _scaled(
+                gpu.memory_used_mib + gpu.memory_free_mib + (reserved.get(key) or 0)
+            )
+        devices = sorted(instances[key].values(), key=lambda device: device.gpu_instance_id)
+        for position, device in enumerate(devices):
+            device.index = position
+            free = instance_free.get((key, str(device.gpu_instance_id)))
+            if device.memory_used_mib is not None and free is not None:
+                device.memory_total_mib = _scaled(device.memory_used_mib + free)
+        gpu.mig_devices = devices
+        if devices:
+            gpu.mig_mode = "enabled"
+        elif gpu.utilization_gpu is not None:
+            gpu.mig_mode = "disabled"  # DCGM has GPU_UTIL only outside MIG
+        if gpu.utilization_gpu is None:
+            gpu.unavailable["utilization_gpu"] = (
+                f"{MIG_UNAVAILABLE}; each instance's is {DCGM_ENGINE_ACTIVE}"
+                if devices
+                else f"{FIELD_SERIES['utilization_gpu'][0]} is not in Prometheus"
+            )
+    return Snapshot(
+        source="prometheus",
+        timestamp=timestamp,
+        driver_version=driver_version,
+        gpus=sorted(gpus.values(), key=lambda gpu: gpu.index),
+    )
+
+
+def _smi_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
+    gpus: dict[str, Gpu] = {}
+    driver_version = cuda_version = old_driver_version = None
+    for labels, value in samples:
+        name = labels["__name__"]
+        uuid = labels.get("uuid")
+        if not name.startswith("nvidia_smi_") or uuid is None:
+            continue
+        # nvidia_gpu_exporter drops nvidia-smi's "GPU-" prefix; the snapshot keeps it, as the
+        # other sources do, so that the same GPU has the same id whichever way it is read.
+        gpu = gpus.setdefault(uuid, Gpu(index=0, uuid=f"GPU-{uuid}"))
+        if name == SMI_INFO:
+            gpu.name = labels.get("name")
+            gpu.pci_bus_id = labels.get("pci_bus_id")
+            driver_version = driver_version or labels.get("driver_version")
+            cuda_version = cuda_version or labels.get("cuda_version")
+        elif name == SMI_INDEX:
+            gpu.index = int(value)
+        elif name == SMI_MIG_MODE:
+            gpu.mig_mode = "enabled" if value else "disabled"
+        elif name == SMI_APP_MEMORY:
+            gpu.processes.append(
+                GpuProcess(
+                    pid=_index(labels.get("pid")),
+                    used_memory_mib=_scaled(value, 1 / MIB),
+                    name=labels.get("process_name"),
+                    type="C",
+                )
+            )
+        elif name == SMI_DRIVER_VERSION:
+            old_driver_version = f"{value:g}"
+        elif name in _SMI_FIELDS:
+            field, factor = _SMI_FIELDS[name]
+            setattr(gpu, field, _scaled(value, factor))
+    for gpu in gpus.values():
+        gpu.processes.sort(key=lambda process: process.pid)
+        if gpu.mig_mode == "enabled" and gpu.utilization_gpu is None:
+            gpu.unavailable["utilization_gpu"] = MIG_UNAVAILABLE
+    return Snapshot(
+        source="prometheus",
+        timestamp=timestamp,
+        driver_version=driver_version or old_driver_version,
+        cuda_version=cuda_version,
+        gpus=sorted(gpus.values(), key=lambda gpu: gpu.index),
+    )
+
+
+def snapshot_from_samples(samples: Iterable[Sample], timestamp: float) -> Snapshot:
+    """The snapshot that the series of one moment describe: DCGM exporter series when there
+    are any, else nvidia_gpu_exporter's. No GPU among them gives a snapshot without GPUs."""
+    samples = list(samples)
+    if any(labels["__name__"].startswith("DCGM_") for labels, _ in samples):
+        return _dcgm_snapshot(samples, timestamp)
+    return _smi_snapshot(samples, timestamp)
+
+
+def snapshots_over_time(result: list[dict[str, Any]]) -> list[Snapshot]:
+    """One snapshot per evaluation step of a ``query_range`` matrix, oldest first."""
+    moments: dict[float, list[Sample]] = defaultdict(list)
+    for series in result:
+        for timestamp, value in series["values"]:
+            moments[float(timestamp)].append((series["metric"], float(value)))
+    snapshots = (snapshot_from_samples(moments[moment], moment) for moment in sorted(moments))
+    return [snapshot for snapshot in snapshots if snapshot.gpus]
+
+
+class PrometheusSource:
+    """Reads GPUs from Prometheus' HTTP API without blocking the event loop.
+
+    Every failure is a GpuReadError: ``timeout``; ``unknown`` when Prometheus cannot be reached
+    or fails (5xx); ``permission`` for 401/403; ``no_devices`` when the selector matches no GPU
+    series; ``bad_output`` when the answer is not Prometheus' (wrong URL, bad selector);
+    ``not_installed`` when no URL is configured.
+    """
+
+    name = "prometheus"
+
+    def __init__(
+        self,
+        url: str,
+        selector: str = "",
+        timeout_seconds: float = 5.0,
+        bearer_token_file: str = "",
+    ):
+        self._url = url.rstrip("/")
+        self._selector = selector
+        self._query = series_query(selector)
+        self._timeout_seconds = timeout_seconds
+        self._bearer_token_file = bearer_token_file
+
+    async def sample(self) -> Snapshot:
+        """The GPUs as Prometheus last saw them; raises GpuReadError when it cannot tell."""
+        result = await self._api("query", {"query": self._query})
+        samples = ((series["metric"], float(series["value"][1])) for series in result)
+        snapshot = snapshot_from_samples(samples, time.time())
+        if not snapshot.gpus:
+            raise GpuReadError(
+                "no_devices",
+                f"Prometheus at {self._url} has no GPU series (DCGM_FI_DEV_* or nvidia_smi_*) "
+                f"matching {self._selector or 'any labels'}",
+                HINTS["no_devices"],
+            )
+        return snapshot
+
+    async def history(self, start: float, end: float, step_seconds: float) -> list[Snapshot]:
+        """The snapshots Prometheus holds between ``start`` and ``end`` (epoch seconds), at
+        least ``step_seconds`` apart and never more than HISTORY_POINTS of them."""
+        step = max(step_seconds, (end - start) / HISTORY_POINTS)
+        result = await self._api(
+            "query_range",
+            {
+                "query": self._query,
+                "start": f"{start:.3f}",
+                "end": f"{end:.3f}",
+                "step": f"{step:g}",
+            },
+        )
+        # An hour of several GPUs is thousands of samples: converted off the event loop.
+        return await asyncio.to_thread(snapshots_over_time, result)
+
+    def close(self) -> None:
+        """Nothing to release: requests go through the event loop's shared HTTP client."""
+
+    async def _api(self, endpoint: str, params: dict[str, str]) -> list[dict[str, Any]]:
+        if not self._url:
+            raise GpuReadError(
+                "not_installed", "GpuMonitor.prometheus_url is not set", HINTS["not_installed"]
+            )
+        headers = {"Accept": "application/json"}
+        if self._bearer_token_file:
+            headers["Authorization"] = f"Bearer {await self._bearer_token()}"
+        # Prometheus stops the evaluation too, instead of finishing work nobody waits for.
+        query = urlencode({**params, "timeout": f"{self._timeout_seconds:g}s"})
+        try:
+            response = await AsyncHTTPClient().fetch(
+                f"{self._url}/api/v1/{endpoint}?{query}",
+                headers=headers,
+                connect_timeout=self._timeout_seconds,
+                request_timeout=self._timeout_seconds,
+                raise_error=False,
+            )
+        except HTTPTimeoutError:
+            raise self._timeout() from None
+        except (HTTPClientError, OSError) as error:
+            raise GpuReadError(
+                "unknown",
+                f"Prometheus at {self._url} is not reachable: {error}",
+                HINTS["unreachable"],
+            ) from None
+        return self._result(response)
+
+    async def _bearer_token(self) -> str:
+        # Read at every request: Kubernetes rotates service account tokens in place.
+        try:
+            token = await asyncio.to_thread(Path(self._bearer_token_file).read_text)
+        except OSError as error:
+            raise GpuReadError(
+                "permission",
+                f"the bearer token file cannot be read: {error}",
+                HINTS["permission"],
+            ) from None
+        return token.strip()
+
+    def _timeout(self) -> GpuReadError:
+        return GpuReadError(
+            "timeout",
+            f"Prometheus at {self._url} did not answer within {self._timeout_seconds:g} s",
+            HINTS["timeout"],
+        )
+
+    def _result(self, response: HTTPResponse) -> list[dict[str, Any]]:
+        status = f"{response.code} {response.reason}"
+        if response.code in (401, 403):
+            raise GpuReadError(
+                "permission",
+                f"Prometheus at {self._url} refused the request: {status}",
+                HINTS["permission"],
+            )
+        try:
+            answer = json.loads(response.body or b"")
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            if response.code >= 500:
+                raise GpuReadError(
+                    "unknown", f"Prometheus at {self._url} failed: {status}", HINTS["unreachable"]
+                )
+            raise GpuReadError(
+                "bad_output",
+                f"{self._url} answered {status}, not with Prometheus' API",
+                HINTS["bad_output"],
+            )
+        if answer.get("status") == "success":
+            result = (answer.get("data") or {}).get("result")
+            if isinstance(result, list):
+                return result
+        error = f"{answer.get('errorType', 'error')}: {answer.get('error', status)}"
+        if answer.get("errorType") == "timeout" or response.code == 504:
+            raise self._timeout()
+        if response.code >= 500:
+            raise GpuReadError(
+                "unknown", f"Prometheus at {self._url} failed: {error}", HINTS["unreachable"]
+            )
+        raise GpuReadError(
+            "bad_output",
+            f"Prometheus at {self._url} rejected the query: {error}",
+            HINTS["bad_output"],
+        )

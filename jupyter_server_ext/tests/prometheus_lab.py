@@ -1,0 +1,190 @@
+"""A real Prometheus and the real exporter scrapes, on loopback, for the tests and the
+benchmark. Every process started here is stopped on the way out, whatever happens.
+
+Prometheus (Debian's ``prometheus`` package) takes about 5 s from start to its first scrape
+(its scrape manager applies new targets every 5 s), so callers start one for many checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .replay import FIXTURES
+
+PROMETHEUS_FIXTURES = FIXTURES / "prometheus"
+PROMETHEUS = shutil.which("prometheus")
+PROMTOOL = shutil.which("promtool")
+
+
+def require(tool: str | None, package: str = "prometheus") -> str:
+    """The tool's path; without it the test is skipped, except in CI, where it is a failure."""
+    if tool is None:
+        message = f"Debian's {package} package is not installed (make system-deps installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return tool
+
+
+def exporter_scrapes() -> list[Path]:
+    """Every real exporter scrape in the shared fixtures (new ones are picked up by themselves)."""
+    return sorted(PROMETHEUS_FIXTURES.glob("*.prom"))
+
+
+def scrape_body(path: Path) -> bytes:
+    """The scrape as its exporter served it. The README excerpt marks what it left out with
+    "..." lines, which are the README's, not the exporter's, and are dropped."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    return b"".join(line for line in lines if line.strip() != b"...")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on at the moment."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def serving_scrapes(scrapes: list[Path]) -> Iterator[str]:
+    """A static endpoint that serves each scrape at ``/<file name>``, like its exporter did."""
+    bodies = {f"/{path.name}": scrape_body(path) for path in scrapes}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = bodies.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass  # one line per scrape, every second: noise in the test output
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def scrape_targets(base_url: str, scrapes: list[Path]) -> list[dict[str, Any]]:
+    """Static targets for ``serving_scrapes``: one per scrape, labelled ``node=<file stem>``."""
+    host = urllib.parse.urlsplit(base_url).netloc
+    return [
+        {"targets": [host], "labels": {"__metrics_path__": f"/{path.name}", "node": path.stem}}
+        for path in scrapes
+    ]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_answers(url: str, process: subprocess.Popen, log: Path, what: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not answer {url} within 30 s:\n{log.read_text()}")
+
+
+@contextmanager
+def running_prometheus(folder: Path, scrape_configs: list[dict[str, Any]]) -> Iterator[str]:
+    """A Prometheus on loopback that scrapes every second, with its config and data in
+    ``folder``; yields its URL once it answers, and stops it on the way out."""
+    prometheus = require(PROMETHEUS)
+    folder.mkdir(parents=True, exist_ok=True)
+    config = folder / "prometheus.yml"
+    # JSON is YAML: no YAML writer needed.
+    config.write_text(
+        json.dumps(
+            {
+                "global": {"scrape_interval": "1s", "scrape_timeout": "1s"},
+                "scrape_configs": scrape_configs,
+            }
+        )
+    )
+    port = free_port()
+    log = folder / "prometheus.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                prometheus,
+                f"--config.file={config}",
+                f"--storage.tsdb.path={folder / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--log.level=warn",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_until_answers(f"{url}/-/ready", process, log, "prometheus")
+        yield url
+    finally:
+        _stop(process)
+
+
+def query(prometheus_url: str, promql: str) -> list[dict[str, Any]]:
+    """An instant query's result; AssertionError with Prometheus' message when it fails."""
+    url = f"{prometheus_url}/api/v1/query?{urllib.parse.urlencode({'query': promql})}"
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            answer = json.load(response)
+    except urllib.error.HTTPError as error:
+        answer = json.load(error)
+    assert answer["status"] == "success", f"{promql}: {answer.get('error')}"
+    return answer["data"]["result"]
+
+
+def wait_for(
+    prometheus_url: str,
+    promql: str,
+    done: Callable[[list[dict[str, Any]]], bool],
+    timeout_seconds: float = 30,
+) -> list[dict[str, Any]]:
+    """Poll a query until ``done`` says its result is there (scrapes land when they land)."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        result = query(prometheus_url, promql)
+        if done(result):
+            return result
+        if time.monotonic() > deadline:
+            with urllib.request.urlopen(f"{prometheus_url}/api/v1/targets", timeout=10) as answer:
+                targets = json.load(answer)["data"]["activeTargets"]
+            health = [(t["scrapeUrl"], t["health"], t["lastError"]) for t in targets]
+            raise AssertionError(f"{promql} not there after {timeout_seconds} s; targets {health}")
+        time.sleep(0.1)

@@ -1,0 +1,179 @@
+"""Diagnoses, table-driven: real GPU captures (and real nvidia-smi failures) combined with kernel
+probe answers of the shape the probe gives (test_probe.py runs the real one)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from jupyterlab_gpu_monitor.cuda_compat import (
+    minimum_driver,
+    pytorch_install_command,
+    pytorch_variant_for,
+)
+from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
+from jupyterlab_gpu_monitor.gpu.errors import error_from_output
+from jupyterlab_gpu_monitor.gpu.model import Snapshot
+from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
+from jupyterlab_gpu_monitor.kernel_env import KernelProcessFacts
+
+from .replay import SMI_FIXTURES
+
+
+def capture(name: str) -> Snapshot:
+    return parse_xml((SMI_FIXTURES / "xml" / name).read_text(), 0.0)
+
+
+def failure(name: str) -> Snapshot:
+    text = (SMI_FIXTURES / "errors" / name).read_text()
+    return Snapshot(source="nvidia-smi", timestamp=0.0, error=error_from_output(text, 9).to_error())
+
+
+A5000 = "rtx-a5000-x2-driver-590.44-v13-2procs.xml"  # driver 590.44.01, CUDA 13.1, 2 GPUs
+T4 = "tesla-t4-linux-driver-515.105-v11-2procs.xml"  # driver 515.105.01, CUDA 11.7
+A100_MIG = "a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml"  # 535.54.03, CUDA 12.2
+RTX2080TI = "rtx2080ti-x2-ecc-na-driver-410.73-v10.xml"  # 410.73, CUDA 10.0
+
+
+def probe(torch: str | None = None, cuda: str | None = None, **fields) -> dict:
+    answer = {
+        "executable": "/opt/envs/train/bin/python",
+        "prefix": "/opt/envs/train",
+        "python_version": "3.12.7",
+        "conda_prefix": None,
+        "cuda_visible_devices": None,
+        "packages": {"torch": torch, "numpy": "2.1.3"},
+        "torch": None,
+    }
+    if cuda is not None or (torch and fields.pop("imported", False)):
+        answer["torch"] = {"version": torch, "cuda": cuda, "cuda_available": cuda is not None}
+    answer.update(fields)
+    return answer
+
+
+def ids(findings) -> list[tuple[str, str]]:
+    return [(f.id, f.severity) for f in findings]
+
+
+CASES = [
+    # 1. CPU-only torch next to GPUs: from the version's local tag, or the imported module.
+    ("cpu build, from its version", Facts(capture(A5000), probe("2.13.0+cpu")), [("cpu-only-torch", "error")]),
+    ("cpu build, imported", Facts(capture(A5000), probe("2.13.0", imported=True)), [("cpu-only-torch", "error")]),
+    ("cpu build without GPUs is fine", Facts(failure("no-devices-were-found.txt"), probe("2.13.0+cpu")), []),
+    # 2. torch built for a newer CUDA than the driver.
+    ("cu124 on a CUDA 11.7 driver", Facts(capture(T4), probe("2.5.1+cu124")), [("torch-cuda-newer-than-driver", "error")]),
+    ("cu124 on a CUDA 12.2 driver: minor compatibility", Facts(capture(A100_MIG), probe("2.5.1", "12.4")), [("torch-cuda-newer-than-driver", "warning")]),
+    ("cu121 on a CUDA 13.1 driver is fine", Facts(capture(A5000), probe("2.5.1+cu121")), []),
+    ("CUDA 10.1 build on a 410 driver", Facts(capture(RTX2080TI), probe("1.4.0", "10.1")), [("torch-cuda-newer-than-driver", "error")]),
+    # 3. CUDA_VISIBLE_DEVICES.
+    ("empty CUDA_VISIBLE_DEVICES", Facts(capture(A5000), probe(cuda_visible_devices="")), [("cuda-visible-devices-hides-all", "error")]),
+    ("CUDA_VISIBLE_DEVICES=-1", Facts(capture(A5000), probe(cuda_visible_devices="-1")), [("cuda-visible-devices-hides-all", "error")]),
+    ("index past the last GPU", Facts(capture(A5000), probe(cuda_visible_devices="0,5,1")), [("cuda-visible-devices-unknown-gpu", "warning")]),
+    ("both GPUs by index", Facts(capture(A5000), probe(cuda_visible_devices="1,0")), []),
+    ("GPU by UUID", Facts(capture(A5000), probe(cuda_visible_devices="GPU-12345678-aaaa-bbbb-cccc-0123456789cd")), []),
+    ("UUID prefix of both GPUs is no GPU", Facts(capture(A5000), probe(cuda_visible_devices="GPU-12345678")), [("cuda-visible-devices-hides-all", "error")]),
+    # 5. conda and pip both installed a package.
+    ("conda and pip torch", Facts(capture(A5000), probe("2.5.1+cu121"), packages=[
+        SimpleNamespace(name="pytorch", version="2.5.1", build="cuda121", installer="conda"),
+        SimpleNamespace(name="numpy", version="2.1.3", build="py312", installer="conda"),
+        SimpleNamespace(name="numpy", version="2.1.3", build="", installer="pip"),
+    ]), [("conda-and-pip-duplicate", "warning")]),
+    # 6. nvidia-smi fails while the kernel expects CUDA.
+    ("version mismatch with a CUDA torch", Facts(failure("nvml-driver-library-version-mismatch.txt"), probe("2.5.1+cu121")), [("driver-failure", "error")]),
+    ("driver not loaded, CUDA_VISIBLE_DEVICES set", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe(cuda_visible_devices="0")), [("driver-failure", "error")]),
+    ("driver not loaded, CPU torch: nothing expected", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe("2.13.0+cpu")), []),
+    # 7. Memory held on an idle GPU.
+    ("14 GiB held at 12 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 12.0}), [("gpu-idle-while-holding-memory", "warning")]),
+    ("14 GiB held at 80 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 80.0}), []),
+    ("500 MiB held at 0 %", Facts(capture(A5000), probe(), held_memory_mib={0: 500}, recent_utilization={0: 0.0}), []),
+    # 8. Old Python.
+    ("Python 3.10", Facts(capture(A5000), probe(python_version="3.10.14")), [("python-older-than-3.11", "info")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("facts,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_diagnosis(facts: Facts, expected):
+    assert ids(diagnose(facts)) == expected
+
+
+def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_with_the_envs_installer():
+    pip = diagnose(Facts(capture(T4), probe("2.13.0+cpu")))[0]
+    assert pip.fix.endswith("https://download.pytorch.org/whl/cu118")  # CUDA 11.7 driver
+    conda_process = KernelProcessFacts(1, None, None, "/opt/conda/envs/train", "conda", {})
+    conda = diagnose(Facts(capture(A100_MIG), probe("2.13.0+cpu"), process=conda_process))[0]
+    assert conda.fix == 'conda install -c conda-forge "pytorch=*=cuda*" cuda-version=12.1'
+
+
+def test_unknown_gpu_in_cuda_visible_devices_says_what_the_kernel_sees():
+    (finding,) = diagnose(Facts(capture(A5000), probe(cuda_visible_devices="0,5,1")))
+    assert "sees only 0" in finding.evidence
+    assert 'os.environ["CUDA_VISIBLE_DEVICES"] = "0"' in finding.fix and "restart" in finding.fix
+
+
+def test_mig_instance_uuid_is_a_valid_device():
+    snapshot = capture(A100_MIG)
+    snapshot.gpus[0].mig_devices[0].uuid = "MIG-00000000-0000-0000-0000-000000000000"
+    assert diagnose(Facts(snapshot, probe(cuda_visible_devices="MIG-00000000"))) == []
+
+
+def test_cuda_visible_devices_from_the_kernels_start_when_no_probe_ran():
+    process = KernelProcessFacts(
+        7, None, None, "/opt/envs/train", "venv", {"CUDA_VISIBLE_DEVICES": ""}
+    )
+    assert ids(diagnose(Facts(capture(A5000), None, process=process))) == [
+        ("cuda-visible-devices-hides-all", "error")
+    ]
+
+
+@pytest.mark.parametrize(
+    "expected_prefix,interpreter,expected",
+    [
+        ("/opt/envs/other", None, [("kernel-not-in-recorded-environment", "warning")]),
+        (None, "python", [("kernelspec-depends-on-path", "info")]),
+        (None, "/opt/envs/other/bin/python", [("kernel-not-in-kernelspec-environment", "warning")]),
+        ("/opt/envs/train", "/opt/envs/train/bin/python", []),
+    ],
+)
+def test_kernel_outside_the_expected_environment(expected_prefix, interpreter, expected):
+    facts = Facts(
+        capture(A5000), probe(), expected_prefix=expected_prefix, kernelspec_interpreter=interpreter
+    )
+    assert ids(diagnose(facts)) == expected
+
+
+def test_findings_come_errors_first():
+    facts = Facts(
+        capture(T4), probe("2.13.0+cpu", python_version="3.9.18", cuda_visible_devices="0,7")
+    )
+    assert [f.severity for f in diagnose(facts)] == ["error", "warning", "info"]
+
+
+def test_driver_failure_fix_is_the_errors_own_hint():
+    facts = Facts(failure("nvml-driver-library-version-mismatch.txt"), probe("2.5.1+cu121"))
+    (finding,) = diagnose(facts)
+    assert finding.fix == facts.snapshot.error.hint
+    assert "Driver/library version mismatch" in finding.evidence
+
+
+@pytest.mark.parametrize(
+    "cuda,driver",
+    [
+        ("13.0", "580"),
+        ("12.8", "525.60.13"),
+        ("11.8", "450.80.02"),
+        ("10.2", "440.33"),
+        ("7.5", None),
+    ],
+)
+def test_minimum_driver_table(cuda, driver):
+    assert minimum_driver(cuda) == driver
+
+
+@pytest.mark.parametrize(
+    "driver_cuda,variant",
+    [("13.1", "13.0"), ("12.2", "12.1"), ("12.0", "11.8"), ("11.4", "11.8"), ("10.2", None)],
+)
+def test_pytorch_build_for_a_driver(driver_cuda, variant):
+    assert pytorch_variant_for(driver_cuda) == variant
+    if variant is None:
+        assert "upgrade the NVIDIA driver" in pytorch_install_command(driver_cuda, conda=False)

@@ -1,0 +1,337 @@
+"""The Prometheus source against a real Prometheus that scrapes the real exporter scrapes of
+``../shared/fixtures/prometheus``: the same numbers come back through PromQL."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import tornado.httpserver
+import tornado.netutil
+import tornado.web
+from jupyterlab_gpu_monitor.config import GpuMonitor
+from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
+from jupyterlab_gpu_monitor.gpu.model import Snapshot
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
+from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
+from jupyterlab_gpu_monitor.gpu.sampler import Sampler
+from tornado.httpclient import AsyncHTTPClient
+from traitlets import TraitError
+
+from .prometheus_lab import (
+    PROMETHEUS_FIXTURES,
+    exporter_scrapes,
+    free_port,
+    running_prometheus,
+    scrape_targets,
+    serving_scrapes,
+    wait_for,
+)
+from .replay import SMI_FIXTURES
+
+SCRAPES = exporter_scrapes()
+DCGM_MIG = "dcgm-exporter-a100-mig-k8s-2.4.0"
+H100 = "nvidia-gpu-exporter-golden-h100-590.48.01-load"
+# nvidia_gpu_exporter scrapes made by replaying an nvidia-smi capture that is among our
+# fixtures too: what Prometheus gives back must be what the nvidia-smi source reads from it.
+SAME_MACHINE = {
+    H100: (
+        "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv",
+        "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv",
+    ),
+    "nvidia-gpu-exporter-golden-rtx2080super-linux-595.71.05-idle": (
+        "csv/rtx2080super-linux-595.71.05-query-gpu-idle.csv",
+        None,
+    ),
+}
+READINGS = (
+    "index",
+    "uuid",
+    "name",
+    "pci_bus_id",
+    "utilization_gpu",
+    "utilization_memory",
+    "memory_total_mib",
+    "memory_used_mib",
+    "memory_free_mib",
+    "temperature_c",
+    "power_draw_w",
+    "power_limit_w",
+    "fan_speed_pct",
+    "sm_clock_mhz",
+    "mig_mode",
+)
+
+
+def node(stem: str) -> str:
+    """The selector of one scrape's host (the ``node`` label of its scrape target)."""
+    return f'{{node="{stem}"}}'
+
+
+@pytest.fixture(scope="module")
+def prometheus(tmp_path_factory) -> str:
+    """A Prometheus that has scraped every exporter scrape at least once."""
+    folder = tmp_path_factory.mktemp("prometheus")
+    with (
+        serving_scrapes(SCRAPES) as scrapes_url,
+        running_prometheus(
+            folder,
+            [{"job_name": "exporters", "static_configs": scrape_targets(scrapes_url, SCRAPES)}],
+        ) as url,
+    ):
+        wait_for(url, 'up{job="exporters"} == 1', lambda result: len(result) == len(SCRAPES))
+        yield url
+
+
+async def read(url: str, selector: str, **options) -> Snapshot:
+    return await PrometheusSource(url, selector, **options).sample()
+
+
+@pytest.mark.parametrize("scrape", SCRAPES, ids=lambda path: path.stem)
+async def test_every_exporter_scrape_reads_back_as_its_gpus(prometheus, scrape):
+    snapshot = await read(prometheus, node(scrape.stem))
+    assert snapshot.source == "prometheus" and snapshot.error is None
+    assert snapshot.gpus and all(gpu.uuid and gpu.uuid.startswith("GPU-") for gpu in snapshot.gpus)
+
+
+@pytest.mark.parametrize("stem", sorted(SAME_MACHINE))
+async def test_exporter_scrape_reads_back_as_nvidia_smi_read_the_same_machine(prometheus, stem):
+    query_gpu, compute_apps = SAME_MACHINE[stem]
+    direct = parse_saved_output((SMI_FIXTURES / query_gpu).read_text())
+    through_prometheus = await read(prometheus, node(stem))
+    assert through_prometheus.driver_version == direct.driver_version
+    (ours,) = through_prometheus.gpus
+    (theirs,) = direct.gpus
+    assert {f: getattr(ours, f) for f in READINGS} == {f: getattr(theirs, f) for f in READINGS}
+    processes = [(p.pid, p.used_memory_mib, p.name) for p in ours.processes]
+    if compute_apps is None:
+        assert processes == []
+    else:
+        (apps,) = parse_saved_output((SMI_FIXTURES / compute_apps).read_text()).gpus
+        assert processes == [(p.pid, p.used_memory_mib, p.name) for p in apps.processes]
+
+
+async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheus):
+    # The selector a JupyterHub admin writes: the node's host name, as dcgm-exporter labels it.
+    snapshot = await read(prometheus, '{Hostname="ub20-a100-k8s"}')
+    (gpu,) = snapshot.gpus
+    assert (gpu.index, gpu.uuid) == (0, "GPU-34319582-d595-d1c7-d1d2-179bcfa61660")
+    assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (4845, 35690, 40535)
+    assert (gpu.temperature_c, gpu.power_draw_w, gpu.sm_clock_mhz) == (61, 409.692, 1215)
+    # No DCGM_FI_DEV_GPU_UTIL under MIG: null, with the reason, never 0.
+    assert gpu.mig_mode == "enabled" and gpu.utilization_gpu is None
+    assert "MIG" in gpu.unavailable["utilization_gpu"]
+    (instance,) = gpu.mig_devices
+    assert (instance.gpu_instance_id, instance.profile) == (13, "1g.5gb")
+    assert instance.utilization_gpu == 99.5687
+
+
+async def test_2021_exporter_scrape_reads_back_with_its_numbers(prometheus):
+    snapshot = await read(prometheus, node("nvidia-gpu-exporter-live-scrape-2021-rtx2080super"))
+    (gpu,) = snapshot.gpus
+    assert (gpu.uuid, gpu.name) == (
+        "GPU-df6e7a7c-7314-46f8-abc4-b88b36dcf3aa",
+        "NVIDIA GeForce RTX 2080 SUPER",
+    )
+    assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (674, 7518, 8192)
+    assert (gpu.utilization_gpu, gpu.temperature_c, gpu.fan_speed_pct, gpu.sm_clock_mhz) == (
+        0,
+        34,
+        38,
+        6,
+    )
+    assert (gpu.power_draw_w, gpu.power_limit_w) == (28.07, 250)
+    # Exporters of that time had the driver only as a number.
+    assert snapshot.driver_version == "471.11"
+
+
+async def test_dcgm_readme_scrape_reads_back_what_it_has_and_nulls_the_rest(prometheus):
+    snapshot = await read(prometheus, node("dcgm-exporter-readme-excerpt-elided"))
+    (gpu,) = snapshot.gpus
+    assert (gpu.uuid, gpu.sm_clock_mhz) == ("GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52", 139)
+    assert gpu.memory_used_mib is None and gpu.utilization_gpu is None
+    assert gpu.unavailable["utilization_gpu"] == "DCGM_FI_DEV_GPU_UTIL is not in Prometheus"
+
+
+def test_dcgm_blank_value_is_null_not_a_number():
+    # dcgm-exporter's README shows DCGM's "blank" sentinel leaking out as a reading.
+    scrape = (PROMETHEUS_FIXTURES / "dcgm-exporter-readme-excerpt-elided.prom").read_text()
+    blank = float(next(line for line in scrape.splitlines() if "MEMORY_TEMP{" in line).split()[-1])
+    labels = {"__name__": "DCGM_FI_DEV_GPU_TEMP", "gpu": "0", "UUID": "GPU-604ac76c"}
+    (gpu,) = snapshot_from_samples([(labels, blank)], 0.0).gpus
+    assert gpu.temperature_c is None
+
+
+def wait_for_scrapes(prometheus: str, stem: str, count: int = 3) -> None:
+    """Wait until Prometheus holds ``count`` scrapes of one exporter scrape."""
+    wait_for(
+        prometheus,
+        f"count_over_time(up{node(stem)}[1m])",
+        lambda result: bool(result) and float(result[0]["value"][1]) >= count,
+    )
+
+
+async def test_first_open_fills_the_history_from_prometheus(prometheus):
+    wait_for_scrapes(prometheus, H100)
+    selector = node(H100)
+    source = PrometheusSource(prometheus, selector)
+    sampler = Sampler(source, interval_seconds=0.5, history_seconds=60)
+    history = await sampler.history_since(None)
+    await sampler.stop()
+    assert sampler.latest is not None
+    first_read = sampler.latest.timestamp
+    seeded = [timestamp for timestamp in history["timestamps"] if timestamp < first_read]
+    assert len(seeded) >= 3
+    (gpu,) = history["gpus"]
+    assert set(gpu["utilization_gpu"]) == {100} and set(gpu["memory_used_mib"]) == {19818}
+
+
+async def test_selector_that_matches_no_gpu_is_no_devices(prometheus):
+    with pytest.raises(GpuReadError) as raised:
+        await read(prometheus, '{node="node-that-does-not-exist"}')
+    assert raised.value.kind == "no_devices"
+    assert 'node="node-that-does-not-exist"' in raised.value.message
+    assert "prometheus_selector" in raised.value.hint
+
+
+async def test_selector_prometheus_cannot_parse_is_bad_output_with_its_message(prometheus):
+    with pytest.raises(GpuReadError) as raised:
+        await read(prometheus, '{Hostname=~"("}')
+    assert raised.value.kind == "bad_output"
+    assert "bad_data" in raised.value.message and "missing closing )" in raised.value.message
+
+
+async def test_url_of_an_exporter_instead_of_prometheus_is_bad_output():
+    with serving_scrapes(SCRAPES) as exporter:
+        with pytest.raises(GpuReadError) as raised:
+            await read(exporter, "")
+    assert raised.value.kind == "bad_output" and "404" in raised.value.message
+    assert "prometheus_url" in raised.value.hint
+
+
+async def test_prometheus_that_is_down_is_an_error_naming_its_address():
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(GpuReadError) as raised:
+        await read(url, "")
+    assert raised.value.kind == "unknown"
+    assert url in raised.value.message and "not reachable" in raised.value.message
+    assert "prometheus_url" in raised.value.hint
+
+
+async def test_prometheus_that_never_answers_times_out():
+    # A listening socket nobody serves: the connection is made, no answer comes.
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen()
+        started = time.monotonic()
+        with pytest.raises(GpuReadError) as raised:
+            await read(f"http://127.0.0.1:{hung.getsockname()[1]}", "", timeout_seconds=0.5)
+    assert raised.value.kind == "timeout" and "0.5 s" in raised.value.message
+    assert time.monotonic() - started < 3
+
+
+async def test_without_a_url_the_source_says_to_set_one():
+    with pytest.raises(GpuReadError) as raised:
+        await read("", "")
+    assert raised.value.kind == "not_installed"
+    assert "prometheus_url" in raised.value.hint
+
+
+class BearerProxy(tornado.web.RequestHandler):
+    """What stands in front of many a Prometheus (kube-rbac-proxy, oauth2-proxy): a bearer
+    token check, then the request passed on."""
+
+    def initialize(self, upstream: str, token: str) -> None:
+        self.upstream, self.token = upstream, token
+
+    async def get(self) -> None:
+        if self.request.headers.get("Authorization") != f"Bearer {self.token}":
+            raise tornado.web.HTTPError(401)
+        answer = await AsyncHTTPClient().fetch(self.upstream + self.request.uri, raise_error=False)
+        self.set_status(answer.code)
+        self.finish(answer.body)
+
+
+async def test_bearer_token_file_is_sent_and_re_read_when_it_changes(prometheus, tmp_path):
+    token_file = tmp_path / "token"
+    app = tornado.web.Application(
+        [(r"/.*", BearerProxy, {"upstream": prometheus, "token": "s3cret"})]
+    )
+    proxy = tornado.httpserver.HTTPServer(app)
+    sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
+    proxy.add_sockets(sockets)
+    source = PrometheusSource(
+        f"http://127.0.0.1:{sockets[0].getsockname()[1]}",
+        node(H100),
+        bearer_token_file=str(token_file),
+    )
+    try:
+        with pytest.raises(GpuReadError) as missing:
+            await source.sample()
+        token_file.write_text("expired\n")
+        with pytest.raises(GpuReadError) as refused:
+            await source.sample()
+        token_file.write_text("s3cret\n")  # rotated in place, as Kubernetes does
+        snapshot = await source.sample()
+    finally:
+        proxy.stop()
+    assert missing.value.kind == "permission" and "token file" in missing.value.message
+    assert refused.value.kind == "permission" and "401" in refused.value.message
+    assert snapshot.gpus[0].memory_used_mib == 19818
+
+
+def test_selector_setting_must_be_written_in_braces():
+    with pytest.raises(TraitError, match="braces"):
+        GpuMonitor(prometheus_selector='Hostname="node-7"')
+    assert GpuMonitor(prometheus_selector='{Hostname="node-7"}').prometheus_selector
+
+
+def test_cli_reads_a_node_through_prometheus(prometheus):
+    script = Path(sys.executable).with_name("jupyter-gpu-monitor")
+    result = subprocess.run(
+        [
+            str(script),
+            "snapshot",
+            "--source=prometheus",
+            f"--prometheus-url={prometheus}",
+            f"--prometheus-selector={node(H100)}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "GPU 0  NVIDIA H100 80GB HBM3" in result.stdout
+    assert "19818 / 81559 MiB" in result.stdout and "source prometheus" in result.stdout
+
+
+@pytest.fixture
+def jp_server_config(prometheus):
+    return {
+        "ServerApp": {"jpserver_extensions": {"jupyterlab_gpu_monitor": True}},
+        "GpuMonitor": {
+            "source": "prometheus",
+            "prometheus_url": prometheus,
+            "prometheus_selector": node(DCGM_MIG),
+            "interval": 0.5,
+            "history_seconds": 60,
+        },
+    }
+
+
+async def test_panel_api_serves_prometheus_readings_and_their_past(prometheus, jp_fetch):
+    wait_for_scrapes(prometheus, DCGM_MIG)
+    snapshot = json.loads((await jp_fetch("gpu-monitor", "api", "gpus")).body)
+    assert snapshot["source"] == "prometheus" and snapshot["error"] is None
+    (gpu,) = snapshot["gpus"]
+    assert gpu["memory_used_mib"] == 4845 and gpu["utilization_gpu"] is None
+    assert gpu["mig_devices"][0]["utilization_gpu"] == 99.5687
+    # On first open the charts already show what Prometheus remembers.
+    history = json.loads((await jp_fetch("gpu-monitor", "api", "gpus", "history")).body)
+    assert len(history["timestamps"]) >= 3
+    assert set(history["gpus"][0]["memory_used_mib"]) == {4845}
