@@ -108,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     snapshot = commands.add_parser("snapshot", help="print one snapshot of every GPU")
+    snapshot.set_defaults(run=run_snapshot)
     snapshot.add_argument("--json", action="store_true", help="print the REST API's JSON")
     snapshot.add_argument("--source", choices=SOURCE_NAMES, default="auto")
     snapshot.add_argument(
@@ -142,9 +143,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; 0 when every GPU was read, 1 when reading failed."""
-    args = _parser().parse_args(argv)
+def run_snapshot(args: argparse.Namespace) -> int:
+    """``snapshot``: 0 when every GPU was read, 1 when reading failed."""
     snapshot = read_snapshot(args)
     if args.json:
         print(json.dumps(snapshot.to_json(), indent=2))
@@ -154,6 +154,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for failure in failures:
         print(f"error ({failure.kind}): {failure.message}\nhint: {failure.hint}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit status."""
+    args = _parser().parse_args(argv)
+    return args.run(args)
 
 
 if __name__ == "__main__":
