@@ -10,11 +10,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .diagnose import Facts, diagnose
 from .gpu.errors import GpuReadError
 from .gpu.model import Gpu, Snapshot
 from .gpu.nvidia_smi import parse_saved_output
 from .gpu.prometheus import selector_matchers
 from .gpu.source import SOURCE_NAMES, make_source
+from .kernel_env import environment_root
+from .probe import probe_interpreter
 
 
 def read_snapshot(args: argparse.Namespace) -> Snapshot:
@@ -101,6 +104,39 @@ def _selector(text: str) -> str:
     return text
 
 
+def _add_source_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--source", choices=SOURCE_NAMES, default="auto")
+    command.add_argument(
+        "--nvidia-smi", default="nvidia-smi", metavar="PATH", help="nvidia-smi to run"
+    )
+    command.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
+    command.add_argument(
+        "--prometheus-url", default="", metavar="URL", help="with --source prometheus"
+    )
+    command.add_argument(
+        "--prometheus-selector",
+        default="",
+        type=_selector,
+        metavar="SELECTOR",
+        help='with --source prometheus: e.g. {Hostname="node-7"}',
+    )
+    command.add_argument(
+        "--prometheus-bearer-token-file",
+        default="",
+        metavar="FILE",
+        help="with --source prometheus: a file holding a bearer token",
+    )
+    command.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="FILE",
+        help="parse a saved `nvidia-smi -q -x`, `-L`, or `--query-gpu`/`--query-compute-apps` CSV",
+    )
+    command.add_argument(
+        "--fields", help="with --from: the --query-gpu field list of a CSV saved with noheader"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-gpu-monitor",
@@ -110,36 +146,19 @@ def _parser() -> argparse.ArgumentParser:
     snapshot = commands.add_parser("snapshot", help="print one snapshot of every GPU")
     snapshot.set_defaults(run=run_snapshot)
     snapshot.add_argument("--json", action="store_true", help="print the REST API's JSON")
-    snapshot.add_argument("--source", choices=SOURCE_NAMES, default="auto")
-    snapshot.add_argument(
-        "--nvidia-smi", default="nvidia-smi", metavar="PATH", help="nvidia-smi to run"
+    _add_source_options(snapshot)
+    doctor = commands.add_parser(
+        "doctor", help="diagnose an environment: can it use the GPUs, and what fixes it"
     )
-    snapshot.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
-    snapshot.add_argument(
-        "--prometheus-url", default="", metavar="URL", help="with --source prometheus"
+    doctor.set_defaults(run=run_doctor)
+    doctor.add_argument(
+        "--env", metavar="PREFIX", help="the environment to check (default: this Python's)"
     )
-    snapshot.add_argument(
-        "--prometheus-selector",
-        default="",
-        type=_selector,
-        metavar="SELECTOR",
-        help='with --source prometheus: e.g. {Hostname="node-7"}',
+    doctor.add_argument(
+        "--shallow", action="store_true", help="do not import torch to ask it about CUDA"
     )
-    snapshot.add_argument(
-        "--prometheus-bearer-token-file",
-        default="",
-        metavar="FILE",
-        help="with --source prometheus: a file holding a bearer token",
-    )
-    snapshot.add_argument(
-        "--from",
-        dest="from_file",
-        metavar="FILE",
-        help="parse a saved `nvidia-smi -q -x`, `-L`, or `--query-gpu`/`--query-compute-apps` CSV",
-    )
-    snapshot.add_argument(
-        "--fields", help="with --from: the --query-gpu field list of a CSV saved with noheader"
-    )
+    doctor.add_argument("--json", action="store_true", help="print the facts and findings as JSON")
+    _add_source_options(doctor)
     return parser
 
 
@@ -154,6 +173,63 @@ def run_snapshot(args: argparse.Namespace) -> int:
     for failure in failures:
         print(f"error ({failure.kind}): {failure.message}\nhint: {failure.hint}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _doctor_interpreter(args: argparse.Namespace) -> str:
+    if args.env is None:
+        return sys.executable
+    prefix = Path(args.env).resolve()
+    for candidate in (prefix / "bin" / "python", prefix / "python.exe"):
+        if candidate.exists():
+            return str(candidate)
+    raise SystemExit(f"jupyter-gpu-monitor doctor: no Python in {args.env}")
+
+
+def _doctor_summary(python: str, probe: dict, snapshot: Snapshot) -> list[str]:
+    prefix, kind = environment_root(python)
+    torch = probe.get("torch") or {}
+    torch_line = f"torch {probe['packages'].get('torch') or 'not installed'}"
+    if torch:
+        usable = "yes" if torch.get("cuda_available") else "no"
+        torch_line += f", CUDA build {torch.get('cuda') or 'none'}, CUDA usable: {usable}"
+    if snapshot.error is not None:
+        gpus = f"GPUs: none readable ({snapshot.error.message})"
+    else:
+        names = ", ".join(gpu.name or "unknown GPU" for gpu in snapshot.gpus) or "none"
+        gpus = (
+            f"GPUs: {names}; driver {snapshot.driver_version or 'n/a'},"
+            f" CUDA {snapshot.cuda_version or 'n/a'}"
+        )
+    visible = probe.get("cuda_visible_devices")
+    return [
+        f"Python {probe['python_version']} at {probe['executable']} ({kind or 'unknown'} {prefix})",
+        torch_line,
+        gpus,
+        f"CUDA_VISIBLE_DEVICES: {'(unset)' if visible is None else repr(visible)}",
+    ]
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """``doctor``: the diagnoses for an environment; 1 when there is an error finding."""
+    python = _doctor_interpreter(args)
+    snapshot = read_snapshot(args)
+    try:
+        probe = asyncio.run(probe_interpreter(python, deep=not args.shallow))
+    except RuntimeError as error:
+        print(f"jupyter-gpu-monitor doctor: {error}", file=sys.stderr)
+        return 2
+    findings = diagnose(Facts(snapshot=snapshot, probe=probe))
+    if args.json:
+        report = {"probe": probe, "gpus": snapshot.to_json(), "findings": findings}
+        print(json.dumps(report, default=lambda finding: finding.to_json(), indent=2))
+    else:
+        print("\n".join(_doctor_summary(python, probe, snapshot)))
+        for finding in findings:
+            print(f"\n{finding.severity.upper():8}{finding.title}")
+            print(f"{'':8}{finding.evidence}\n{'':8}fix: {finding.fix}")
+        if not findings:
+            print("\nNo problems found.")
+    return 1 if any(finding.severity == "error" for finding in findings) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -131,6 +131,25 @@ def cpu_only_torch(facts: Facts) -> Iterable[Finding]:
     )
 
 
+def torch_import_fails(facts: Facts) -> Iterable[Finding]:
+    """torch is installed but does not import (a broken or mixed install)."""
+    torch = _probe_torch(facts) or {}
+    if "import_error" not in torch:
+        return
+    yield Finding(
+        id="torch-import-fails",
+        severity="error",
+        title="PyTorch is installed but cannot be imported",
+        evidence=f"import torch: {torch['import_error']}",
+        fix=(
+            "Reinstall it in this environment: "
+            + pytorch_install_command(
+                facts.snapshot.cuda_version if facts.snapshot else None, _conda_env(facts)
+            )
+        ),
+    )
+
+
 def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
     """2. torch built for a CUDA the driver does not (fully) support."""
     is_cuda, cuda = torch_cuda_build(facts)
@@ -356,6 +375,7 @@ def old_python(facts: Facts) -> Iterable[Finding]:
 
 
 RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
+    torch_import_fails,
     cpu_only_torch,
     torch_newer_than_driver,
     hidden_gpus,

@@ -8,6 +8,9 @@ standard library, and torch only when torch is already imported or a deep check 
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 # Distributions whose versions the probe reports (from importlib.metadata, never by import).
 DEFAULT_PACKAGES = (
     "torch",
@@ -34,9 +37,12 @@ def _version(name):
         return None
 
 def _torch():
-    if "torch" not in _sys.modules and not DEEP:
+    if "torch" not in _sys.modules and (not DEEP or _version("torch") is None):
         return None
-    import torch
+    try:
+        import torch
+    except Exception as error:  # a broken install is worth reporting, not a failed probe
+        return {"version": _version("torch"), "import_error": f"{type(error).__name__}: {error}"}
     facts = {"version": torch.__version__, "cuda": torch.version.cuda,
              "imported_by_probe": "torch" not in _already_imported}
     try:
@@ -97,3 +103,32 @@ def probe_expression(packages: tuple[str, ...] = DEFAULT_PACKAGES, deep: bool = 
 def script(packages: tuple[str, ...] = DEFAULT_PACKAGES, deep: bool = True) -> str:
     """The probe as a ``python -c`` program that prints its JSON answer."""
     return probe_code(packages, deep) + "\nprint(repr(RESULT))\n"
+
+
+async def probe_interpreter(python: str, deep: bool = True, timeout_seconds: float = 60.0) -> dict:
+    """Run the probe in another Python (an environment's own interpreter) and read its answer.
+
+    Raises RuntimeError with what went wrong when it cannot run or does not answer in time.
+    """
+    try:
+        process = await asyncio.create_subprocess_exec(
+            python,
+            "-c",
+            script(deep=deep),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as error:
+        raise RuntimeError(f"cannot run {python}: {error.strerror}") from None
+    try:
+        output, errors = await asyncio.wait_for(process.communicate(), timeout_seconds)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        raise RuntimeError(f"{python} did not answer within {timeout_seconds:g} s") from None
+    if process.returncode != 0:
+        last = errors.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise RuntimeError(f"{python} failed: {last[0]}")
+    # The last line: a deep check may print warnings of torch's before it.
+    return json.loads(output.decode().strip().splitlines()[-1])

@@ -67,6 +67,8 @@ def _query(args: list[str], option: str) -> list[str] | None:
 
 def _csv_from_xml(xml: str, fields: list[str], processes: bool) -> str:
     """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
+    # The package this fake sits beside, whichever python runs it.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
     snapshot = parse_xml(xml, 0.0)

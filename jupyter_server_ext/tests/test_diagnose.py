@@ -35,18 +35,18 @@ A100_MIG = "a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml"  # 535.54.03, C
 RTX2080TI = "rtx2080ti-x2-ecc-na-driver-410.73-v10.xml"  # 410.73, CUDA 10.0
 
 
-def probe(torch: str | None = None, cuda: str | None = None, **fields) -> dict:
+def probe(torch_version: str | None = None, cuda: str | None = None, **fields) -> dict:
     answer = {
         "executable": "/opt/envs/train/bin/python",
         "prefix": "/opt/envs/train",
         "python_version": "3.12.7",
         "conda_prefix": None,
         "cuda_visible_devices": None,
-        "packages": {"torch": torch, "numpy": "2.1.3"},
+        "packages": {"torch": torch_version, "numpy": "2.1.3"},
         "torch": None,
     }
-    if cuda is not None or (torch and fields.pop("imported", False)):
-        answer["torch"] = {"version": torch, "cuda": cuda, "cuda_available": cuda is not None}
+    if cuda is not None or (torch_version and fields.pop("imported", False)):
+        answer["torch"] = {"version": torch_version, "cuda": cuda, "cuda_available": cuda is not None}
     answer.update(fields)
     return answer
 
@@ -60,6 +60,7 @@ CASES = [
     ("cpu build, from its version", Facts(capture(A5000), probe("2.13.0+cpu")), [("cpu-only-torch", "error")]),
     ("cpu build, imported", Facts(capture(A5000), probe("2.13.0", imported=True)), [("cpu-only-torch", "error")]),
     ("cpu build without GPUs is fine", Facts(failure("no-devices-were-found.txt"), probe("2.13.0+cpu")), []),
+    ("torch that does not import", Facts(capture(A5000), probe("2.5.1+cu121", torch={"version": "2.5.1+cu121", "import_error": "OSError: libcudnn.so.9: cannot open shared object file"})), [("torch-import-fails", "error")]),
     # 2. torch built for a newer CUDA than the driver.
     ("cu124 on a CUDA 11.7 driver", Facts(capture(T4), probe("2.5.1+cu124")), [("torch-cuda-newer-than-driver", "error")]),
     ("cu124 on a CUDA 12.2 driver: minor compatibility", Facts(capture(A100_MIG), probe("2.5.1", "12.4")), [("torch-cuda-newer-than-driver", "warning")]),

@@ -1,0 +1,53 @@
+"""`jupyter-gpu-monitor doctor`: the diagnoses of an environment, in a terminal."""
+
+from __future__ import annotations
+
+import json
+
+from .test_cli import run
+from .test_probe import environment
+
+
+def test_doctor_finds_cpu_only_torch_on_a_gpu_machine_and_prints_the_fix(fake_smi):
+    fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
+    result = run("doctor", "--env", str(environment("torch-cpu")), "--source", "nvidia-smi")
+    assert result.returncode == 1, result.stderr
+    assert "torch 2.13.0+cpu, CUDA build none, CUDA usable: no" in result.stdout
+    assert "GPUs: NVIDIA RTX A5000, NVIDIA RTX A5000; driver 590.44.01, CUDA 13.1" in result.stdout
+    assert "ERROR   PyTorch is a CPU-only build, but this machine has GPUs" in result.stdout
+    assert "fix: pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130" in result.stdout
+
+
+def test_doctor_json_carries_probe_gpus_and_findings(fake_smi):
+    fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
+    result = run("doctor", "--json", "--shallow", "--env", str(environment("torch-cpu")), "--source", "nvidia-smi")
+    report = json.loads(result.stdout)
+    assert report["probe"]["packages"]["torch"] == "2.13.0+cpu"
+    assert report["probe"]["torch"] is None  # --shallow: torch was not imported
+    assert len(report["gpus"]["gpus"]) == 2
+    assert [f["id"] for f in report["findings"]] == ["cpu-only-torch"]
+
+
+def test_doctor_on_an_environment_without_torch_finds_nothing(fake_smi):
+    fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
+    result = run("doctor", "--env", str(environment("plain")), "--source", "nvidia-smi")
+    assert result.returncode == 0, result.stderr
+    assert "torch not installed" in result.stdout and "No problems found." in result.stdout
+
+
+def test_doctor_reports_the_driver_failure_a_cuda_torch_would_hit(fake_smi, tmp_path):
+    fake_smi.fail(fake_smi_capture("errors/driver-not-loaded-couldnt-communicate.txt"))
+    result = run("doctor", "--env", str(environment("plain")), "--source", "nvidia-smi")
+    assert "GPUs: none readable (NVIDIA-SMI has failed" in result.stdout
+
+
+def test_doctor_without_python_in_the_prefix_says_so(tmp_path):
+    result = run("doctor", "--env", str(tmp_path))
+    assert result.returncode != 0
+    assert f"no Python in {tmp_path}" in result.stderr
+
+
+def fake_smi_capture(name: str):
+    from .replay import SMI_FIXTURES
+
+    return SMI_FIXTURES / name
