@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jupyter_server.extension.application import ExtensionApp
 
+from .cells import KernelMemoryHistory
 from .config import GpuMonitor
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
@@ -35,6 +36,7 @@ class GpuMonitorExtension(ExtensionApp):
             self.serverapp.kernel_manager,
             self.serverapp.session_manager,
             config.show_other_users_commands,
+            KernelMemoryHistory(config.history_seconds, config.interval),
         )
         self.sampler = Sampler(
             source,

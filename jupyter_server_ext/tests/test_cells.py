@@ -1,0 +1,122 @@
+"""Per-cell GPU attribution over a recorded history: a real two-GPU capture read once a second,
+its utilisation and the kernel's processes changing from read to read."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from jupyterlab_gpu_monitor.cells import KernelMemoryHistory, Span, attribute
+from jupyterlab_gpu_monitor.gpu.history import History
+from jupyterlab_gpu_monitor.gpu.model import GpuProcess
+from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
+from jupyterlab_gpu_monitor.kernels import RunningKernel, kernel_usage
+
+from .replay import SMI_FIXTURES
+
+KERNEL = "5d46a1d5-3cd9-4a7e-957d-3681abca0ce5"
+OTHER = "051529e4-f1ef-4db2-87eb-f5e748e97f56"
+T0 = 1_750_000_000.0
+CAPTURE = parse_xml(
+    (SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml").read_text(), T0
+)
+
+
+def record(readings: list[tuple[float, dict]]) -> tuple[History, KernelMemoryHistory]:
+    """Each reading: (seconds after T0, {"util": [gpu0, gpu1], "procs": [(gpu, kernel, MiB), ...]})."""
+    history = History(history_seconds=3600, interval_seconds=1.0)
+    memory = KernelMemoryHistory(history_seconds=3600, interval_seconds=1.0)
+    kernels = [
+        RunningKernel(KERNEL, "python3", 100, session_path="train.ipynb"),
+        RunningKernel(OTHER, "python3", 200),
+    ]
+    for offset, reading in readings:
+        snapshot = copy.deepcopy(CAPTURE)
+        snapshot.timestamp = T0 + offset
+        for gpu, utilization in zip(snapshot.gpus, reading["util"]):
+            gpu.utilization_gpu = utilization
+            gpu.processes = []
+        for number, (gpu, kernel, mib) in enumerate(reading["procs"]):
+            # The kernel's own process and its children, as the join attributes them.
+            snapshot.gpus[gpu].processes.append(
+                GpuProcess(pid=1000 + number, used_memory_mib=mib, kernel_id=kernel)
+            )
+        memory.append(snapshot.timestamp, kernel_usage(snapshot, kernels))
+        history.append(snapshot)
+    return history, memory
+
+
+def spans_of(history, memory, *spans, kernel=KERNEL):
+    return attribute(kernel, [Span(T0 + a, T0 + b) for a, b in spans], history.since(None), memory)
+
+
+TRAINING = [
+    (second, {"util": [90 if 10 <= second < 40 else 5, 0], "procs": [(0, KERNEL, 2000 + 100 * second)] if second >= 10 else []})
+    for second in range(60)
+]  # fmt: skip
+
+
+def test_peak_memory_and_utilisation_of_the_gpu_the_cell_used():
+    history, memory = record(TRAINING)
+    (run,) = spans_of(history, memory, (10, 39.5))
+    assert run["samples"] == 30 and not run["too_short"] and not run["gap"]
+    assert run["peak_memory_mib"] == 2000 + 100 * 39
+    (gpu,) = run["gpus"]  # GPU 1 was never touched by this kernel
+    assert (gpu["index"], gpu["name"]) == (0, "NVIDIA RTX A5000")
+    assert gpu["mean_utilization"] == 90 and gpu["peak_utilization"] == 90
+    assert run["duration_seconds"] == pytest.approx(29.5)
+
+
+def test_a_cell_that_idled_the_gpu_has_a_low_mean():
+    history, memory = record(TRAINING)
+    (run,) = spans_of(history, memory, (40, 59))
+    assert run["mean_utilization"] == 5 and run["peak_memory_mib"] == 2000 + 100 * 59
+
+
+def test_span_shorter_than_two_intervals_says_so_instead_of_numbers():
+    history, memory = record(TRAINING)
+    (run,) = spans_of(history, memory, (20, 21.2))
+    assert run["too_short"] is True
+    assert run["peak_memory_mib"] is None and run["mean_utilization"] is None and run["gpus"] == []
+
+
+def test_span_across_a_gap_in_the_history_is_flagged():
+    # Nobody watched from second 20 to 50: the server did not read.
+    history, memory = record([reading for reading in TRAINING if not 20 <= reading[0] < 50])
+    (run,) = spans_of(history, memory, (15, 55))
+    assert run["gap"] is True
+    assert run["samples"] == 5 + 6  # 15..19 and 50..55: the ends are inside the span
+
+
+def test_kernel_with_child_processes_on_two_gpus_sums_them_at_each_read():
+    readings = [
+        (second, {"util": [70, 30], "procs": [(0, KERNEL, 4000), (0, KERNEL, 1000 + second), (1, KERNEL, 3000), (1, OTHER, 9000)]})
+        for second in range(10)
+    ]  # fmt: skip
+    history, memory = record(readings)
+    (run,) = spans_of(history, memory, (0, 9))
+    assert run["peak_memory_mib"] == 4000 + 1009 + 3000  # not the other kernel's 9000
+    assert [(g["index"], g["peak_memory_mib"]) for g in run["gpus"]] == [(0, 5009), (1, 3000)]
+    assert run["mean_utilization"] == 50
+
+
+def test_cell_that_did_not_touch_the_gpu_has_no_gpus():
+    history, memory = record(TRAINING)
+    (run,) = spans_of(history, memory, (0, 9))
+    assert run["gpus"] == [] and run["peak_memory_mib"] is None
+
+
+def test_many_cells_at_once_each_get_their_own_figures():
+    history, memory = record(TRAINING)
+    runs = spans_of(history, memory, *[(start, start + 5) for start in range(0, 55, 5)])
+    # A span includes the read at its end: the cell from 5 to 10 s saw the kernel start at 10 s.
+    expected = [None] + [2000 + 100 * (start + 5) for start in range(5, 55, 5)]
+    assert [r["peak_memory_mib"] for r in runs] == expected
+
+
+def test_memory_history_is_bounded():
+    memory = KernelMemoryHistory(history_seconds=60, interval_seconds=1)
+    snapshot = copy.deepcopy(CAPTURE)
+    for second in range(500):
+        memory.append(T0 + second, kernel_usage(snapshot, []))
+        assert len(memory) <= 60
