@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from traitlets import Bool, Enum, Float, TraitError, Unicode, validate
+import ipaddress
+
+from traitlets import Bool, Enum, Float, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 from .gpu.prometheus import selector_matchers
@@ -74,6 +76,36 @@ class GpuMonitor(Configurable):
         "at each request, so rotated Kubernetes tokens work). Empty: no Authorization header.",
     ).tag(config=True)
 
+    metrics_unauthenticated_networks = List(
+        Unicode(),
+        default_value=[],
+        help="Networks (CIDR, e.g. '10.0.0.0/8') from which GET /gpu-monitor/metrics may be "
+        "scraped without a token. Empty (the default): every scrape needs a token, like every "
+        "other endpoint. The address is the one the server sees: behind a proxy, the proxy's, "
+        "unless ServerApp.trust_xheaders.",
+    ).tag(config=True)
+
+    extra_envs_dirs = List(
+        Unicode(),
+        default_value=[],
+        help="Folders whose subfolders are environments, searched besides those conda itself "
+        "uses (~/.conda/environments.txt, envs_dirs of the .condarc files, CONDA_ENVS_PATH, "
+        "<root>/envs of each conda installation): e.g. a team's '/data/envs', or a project's "
+        "'.pixi/envs'.",
+    ).tag(config=True)
+
+    conda_path = Unicode(
+        "conda",
+        help="The conda (or mamba) executable run when a client asks to go through conda "
+        "(use_conda=1: `conda info --json`, `conda env export`): a name looked up on PATH, or "
+        "a full path. Environments are otherwise read from disk, without conda.",
+    ).tag(config=True)
+
+    conda_timeout = Float(
+        60.0,
+        help="Seconds a conda command may take before it is killed.",
+    ).tag(config=True)
+
     @validate("prometheus_selector")
     def _valid_selector(self, proposal):
         try:
@@ -82,13 +114,22 @@ class GpuMonitor(Configurable):
             raise TraitError(f"GpuMonitor.prometheus_selector: {error}") from None
         return proposal.value
 
+    @validate("metrics_unauthenticated_networks")
+    def _valid_networks(self, proposal):
+        for network in proposal.value:
+            try:
+                ipaddress.ip_network(network, strict=False)
+            except ValueError as error:
+                raise TraitError(f"GpuMonitor.metrics_unauthenticated_networks: {error}") from None
+        return proposal.value
+
     @validate("interval")
     def _valid_interval(self, proposal):
         if proposal.value < MIN_INTERVAL_SECONDS:
             raise TraitError(f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} s")
         return proposal.value
 
-    @validate("history_seconds", "command_timeout", "idle_seconds")
+    @validate("history_seconds", "command_timeout", "idle_seconds", "conda_timeout")
     def _positive(self, proposal):
         if proposal.value <= 0:
             raise TraitError(f"GpuMonitor.{proposal.trait.name} must be positive")

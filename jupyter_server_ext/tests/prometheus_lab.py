@@ -1,5 +1,5 @@
-"""A real Prometheus and the real exporter scrapes, on loopback, for the tests and the
-benchmark. Every process started here is stopped on the way out, whatever happens.
+"""A real Prometheus, a real jupyter server and the real exporter scrapes, on loopback, for the
+tests and the benchmark. Every process started here is stopped on the way out, whatever happens.
 
 Prometheus (Debian's ``prometheus`` package) takes about 5 s from start to its first scrape
 (its scrape manager applies new targets every 5 s), so callers start one for many checks.
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -19,17 +21,25 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .replay import FIXTURES
+from .replay import FIXTURES, SMI_FIXTURES, install_fake_nvidia_smi
 
 PROMETHEUS_FIXTURES = FIXTURES / "prometheus"
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
+
+# The H100 under load, as the fake nvidia-smi replays it (see conftest.fake_smi).
+H100_REPLAY = {
+    "FAKE_SMI_XML": str(SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"),
+    "FAKE_SMI_GPU_CSV": str(SMI_FIXTURES / "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"),
+    "FAKE_SMI_APPS_CSV": str(SMI_FIXTURES / "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"),
+}
 
 
 def require(tool: str | None, package: str = "prometheus") -> str:
@@ -78,7 +88,8 @@ def serving_scrapes(scrapes: list[Path]) -> Iterator[str]:
             pass  # one line per scrape, every second: noise in the test output
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: shutting down waits for it.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -188,3 +199,73 @@ def wait_for(
             health = [(t["scrapeUrl"], t["health"], t["lastError"]) for t in targets]
             raise AssertionError(f"{promql} not there after {timeout_seconds} s; targets {health}")
         time.sleep(0.1)
+
+
+@dataclass
+class JupyterServer:
+    """A jupyter server in its own process, reading the GPUs through the fake nvidia-smi."""
+
+    url: str
+    token: str
+    port: int
+
+    def get(self, path: str, headers: dict[str, str] | None = None) -> bytes:
+        """The body of an authenticated GET of ``path`` (relative to the server's root)."""
+        request = urllib.request.Request(
+            f"{self.url}/{path}",
+            headers={"Authorization": f"token {self.token}", **(headers or {})},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.read()
+
+
+@contextmanager
+def running_jupyter_server(
+    folder: Path,
+    replay: dict[str, str],
+    *extra_args: str,
+    port: int | None = None,
+    token: str | None = None,
+) -> Iterator[JupyterServer]:
+    """``jupyter server`` with this extension, on loopback, with the fake nvidia-smi replaying
+    ``replay`` (FAKE_SMI_* variables); stopped on the way out. ``port`` and ``token`` may be
+    chosen in advance, so that a Prometheus can be told them before the server is up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fake = install_fake_nvidia_smi(folder / "bin")
+    port = port or free_port()
+    token = token or secrets.token_hex(16)
+    # Its own config and runtime folders: nothing from the user's ~/.jupyter leaks in.
+    environment = {
+        **os.environ,
+        **replay,
+        "JUPYTER_CONFIG_DIR": str(folder / "config"),
+        "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
+    }
+    log = folder / "jupyter.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyter_server",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                "--no-browser",
+                f"--IdentityProvider.token={token}",
+                "--ServerApp.allow_root=True",
+                f"--ServerApp.root_dir={folder}",
+                "--GpuMonitor.source=nvidia-smi",
+                f"--GpuMonitor.nvidia_smi_path={fake}",
+                *extra_args,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=environment,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_until_answers(f"{url}/api/status?token={token}", process, log, "jupyter server")
+        yield JupyterServer(url, token, port)
+    finally:
+        _stop(process)

@@ -1,13 +1,18 @@
-"""The Prometheus source against a real Prometheus that scrapes the real exporter scrapes of
-``../shared/fixtures/prometheus``: the same numbers come back through PromQL."""
+"""Both directions through a real Prometheus on loopback, which scrapes (1) our
+``/gpu-monitor/metrics`` on a running jupyter server with the fake nvidia-smi, and (2) the real
+exporter scrapes of ``../shared/fixtures/prometheus``, which the Prometheus source then reads back
+through PromQL. One Prometheus serves the whole module: its first scrape takes about 5 s."""
 
 from __future__ import annotations
 
 import json
+import secrets
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,17 +21,22 @@ import tornado.netutil
 import tornado.web
 from jupyterlab_gpu_monitor.config import GpuMonitor
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
-from jupyterlab_gpu_monitor.gpu.model import Snapshot
+from jupyterlab_gpu_monitor.gpu.model import ERROR_KINDS, Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES
 from tornado.httpclient import AsyncHTTPClient
 from traitlets import TraitError
 
 from .prometheus_lab import (
+    H100_REPLAY,
     PROMETHEUS_FIXTURES,
+    JupyterServer,
     exporter_scrapes,
     free_port,
+    query,
+    running_jupyter_server,
     running_prometheus,
     scrape_targets,
     serving_scrapes,
@@ -73,19 +83,63 @@ def node(stem: str) -> str:
     return f'{{node="{stem}"}}'
 
 
+@dataclass
+class Lab:
+    prometheus: str
+    jupyter: JupyterServer
+
+
 @pytest.fixture(scope="module")
-def prometheus(tmp_path_factory) -> str:
-    """A Prometheus that has scraped every exporter scrape at least once."""
+def lab(tmp_path_factory) -> Iterator[Lab]:
+    """A Prometheus that has scraped the jupyter server and every exporter scrape."""
     folder = tmp_path_factory.mktemp("prometheus")
-    with (
-        serving_scrapes(SCRAPES) as scrapes_url,
-        running_prometheus(
-            folder,
-            [{"job_name": "exporters", "static_configs": scrape_targets(scrapes_url, SCRAPES)}],
-        ) as url,
-    ):
-        wait_for(url, 'up{job="exporters"} == 1', lambda result: len(result) == len(SCRAPES))
-        yield url
+    # Told to Prometheus first: the server starts while Prometheus takes in its targets.
+    port, token = free_port(), secrets.token_hex(16)
+    token_file = folder / "jupyter-token"
+    token_file.write_text(token)
+    with serving_scrapes(SCRAPES) as scrapes_url:
+        jobs = [
+            {
+                "job_name": "jupyter",
+                "metrics_path": "/gpu-monitor/metrics",
+                # jupyter_server takes its token as a bearer token too.
+                "authorization": {"credentials_file": str(token_file)},
+                "static_configs": [{"targets": [f"127.0.0.1:{port}"]}],
+            },
+            {"job_name": "exporters", "static_configs": scrape_targets(scrapes_url, SCRAPES)},
+        ]
+        with (
+            running_prometheus(folder / "prometheus", jobs) as url,
+            running_jupyter_server(
+                folder / "jupyter", H100_REPLAY, port=port, token=token
+            ) as jupyter,
+        ):
+            wait_for(url, "up == 1", lambda result: len(result) == len(SCRAPES) + 1)
+            yield Lab(url, jupyter)
+
+
+@pytest.fixture
+def prometheus(lab: Lab) -> str:
+    return lab.prometheus
+
+
+def test_prometheus_stores_our_series_as_the_snapshot_reports_them(lab):
+    (gpu,) = json.loads(lab.jupyter.get("gpu-monitor/api/gpus"))["gpus"]
+    labels = {"gpu": str(gpu["index"]), "uuid": gpu["uuid"], "name": gpu["name"]}
+    for name, field, factor, _ in GPU_SERIES:
+        stored = query(lab.prometheus, f'{name}{{job="jupyter"}}')
+        if gpu[field] is None:
+            assert stored == [], name  # no reading, no sample: never a 0
+            continue
+        (series,) = stored
+        assert float(series["value"][1]) == gpu[field] * factor, name
+        assert {key: series["metric"][key] for key in labels} == labels
+    (up,) = query(lab.prometheus, 'jupyter_gpu_source_up{job="jupyter"}')
+    assert up["metric"]["source"] == "nvidia-smi" and up["value"][1] == "1"
+    errors = query(lab.prometheus, 'jupyter_gpu_read_errors_total{job="jupyter"}')
+    assert {series["metric"]["kind"]: series["value"][1] for series in errors} == {
+        kind: "0" for kind in ERROR_KINDS
+    }
 
 
 async def read(url: str, selector: str, **options) -> Snapshot:

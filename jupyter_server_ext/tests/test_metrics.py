@@ -1,0 +1,202 @@
+"""``GET <base_url>/gpu-monitor/metrics`` through a real Jupyter server (pytest-jupyter), with the
+fake nvidia-smi replaying the H100 capture: what a Prometheus scrape gets, and who may scrape."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from types import SimpleNamespace
+
+import pytest
+import tornado
+from jupyterlab_gpu_monitor.config import GpuMonitor
+from jupyterlab_gpu_monitor.metrics import KERNEL_USAGE_SETTING, in_networks
+from prometheus_client.parser import text_string_to_metric_families
+from traitlets import TraitError
+
+from .prometheus_lab import PROMTOOL, require
+from .replay import SMI_FIXTURES
+
+MIB = 1024 * 1024
+H100_UUID = "GPU-00000000-0000-0000-0000-000000000000"
+
+
+@pytest.fixture
+def networks() -> list[str]:
+    """GpuMonitor.metrics_unauthenticated_networks of the server under test."""
+    return []
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config, networks):
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
+            "allow_unauthenticated_access": False,
+        },
+        "GpuMonitor": {
+            "source": "nvidia-smi",
+            "interval": 0.5,
+            "command_timeout": 1.0,
+            "idle_seconds": 1.0,
+            "metrics_unauthenticated_networks": networks,
+        },
+    }
+
+
+async def scrape(jp_fetch, **headers) -> tornado.httpclient.HTTPResponse:
+    return await jp_fetch("gpu-monitor", "metrics", headers=headers or None)
+
+
+def samples(body: bytes) -> dict[tuple[str, frozenset], float]:
+    """Every sample of an exposition, by name and label set."""
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(body.decode())
+        for sample in family.samples
+    }
+
+
+def kernels(*rows: tuple[str, str | None, float]) -> list[SimpleNamespace]:
+    """What kernels.py hands the metrics: per kernel and GPU, the memory it holds."""
+    return [
+        SimpleNamespace(
+            kernel_id=kernel_id, path=path, gpu_index=0, gpu_uuid=H100_UUID, memory_used_mib=mib
+        )
+        for kernel_id, path, mib in rows
+    ]
+
+
+async def test_scrape_reports_the_snapshot_in_base_units_under_dcgm_like_names(fake_smi, jp_fetch):
+    response = await scrape(jp_fetch)
+    assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    gpu = frozenset({"gpu": "0", "uuid": H100_UUID, "name": "NVIDIA H100 80GB HBM3"}.items())
+    got = samples(response.body)
+    # The H100 capture: 100 %, 19818 of 81559 MiB, 59 °C, 631.95 of 700 W, SM at 1980 MHz.
+    assert got[("jupyter_gpu_utilization_ratio", gpu)] == 1.0
+    assert got[("jupyter_gpu_memory_used_bytes", gpu)] == 19818 * MIB
+    assert got[("jupyter_gpu_memory_total_bytes", gpu)] == 81559 * MIB
+    assert got[("jupyter_gpu_temperature_celsius", gpu)] == 59
+    assert got[("jupyter_gpu_power_usage_watts", gpu)] == 631.95
+    assert got[("jupyter_gpu_power_limit_watts", gpu)] == 700
+    assert got[("jupyter_gpu_sm_clock_hertz", gpu)] == 1980e6
+    # The capture has no fan reading: no sample, rather than a 0.
+    assert not any(name == "jupyter_gpu_fan_speed_ratio" for name, _ in got)
+    assert got[("jupyter_gpu_source_up", frozenset({"source": "nvidia-smi"}.items()))] == 1
+    assert got[("jupyter_gpu_read_errors_total", frozenset({"kind": "timeout"}.items()))] == 0
+    assert got[("jupyter_gpu_reads_total", frozenset())] >= 1
+    assert "DCGM_FI_DEV_FB_USED" in response.body.decode()  # each HELP names its DCGM twin
+
+
+async def test_exposition_passes_promtool_check_metrics(fake_smi, jp_fetch, jp_web_app):
+    promtool = require(PROMTOOL)
+    jp_web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernels(
+        ("5f0c3a52-0c4e-4b1e-9d2a-7c1e2f3a4b5c", "train.ipynb", 15690),
+        ("a1b2c3d4-1111-2222-3333-444455556666", None, 2566),
+    )
+    body = (await scrape(jp_fetch)).body
+    checked = await asyncio.to_thread(
+        subprocess.run, [promtool, "check", "metrics"], input=body, capture_output=True, timeout=30
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout + checked.stderr == b""  # no lint remark either
+    assert b"jupyter_gpu_kernel_memory_used_bytes{" in body
+
+
+async def test_per_kernel_memory_is_one_series_per_kernel_and_gpu(fake_smi, jp_fetch, jp_web_app):
+    # Two rows for one kernel and GPU (say, the kernel and its DataLoader worker) are summed:
+    # two samples with one label set would be a broken exposition.
+    jp_web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernels(
+        ("k-1", "analysis/train.ipynb", 1542),
+        ("k-1", "analysis/train.ipynb", 1024),
+        ("k-2", None, 15690),
+    )
+    got = samples((await scrape(jp_fetch)).body)
+    kernel = {
+        dict(labels)["kernel_id"]: (dict(labels), value)
+        for (name, labels), value in got.items()
+        if name == "jupyter_gpu_kernel_memory_used_bytes"
+    }
+    assert kernel["k-1"] == (
+        {"kernel_id": "k-1", "path": "analysis/train.ipynb", "gpu": "0", "uuid": H100_UUID},
+        (1542 + 1024) * MIB,
+    )
+    assert kernel["k-2"][0]["path"] == "" and kernel["k-2"][1] == 15690 * MIB
+
+
+async def test_kernel_join_failure_leaves_the_gpu_series(fake_smi, jp_fetch, jp_web_app):
+    def broken():
+        raise RuntimeError("the kernel manager went away")
+
+    jp_web_app.settings[KERNEL_USAGE_SETTING] = broken
+    body = (await scrape(jp_fetch)).body
+    assert b"jupyter_gpu_memory_used_bytes{" in body
+    assert b"jupyter_gpu_kernel_memory_used_bytes" not in body
+
+
+async def test_failed_read_is_source_down_with_its_error_kind_counted(fake_smi, jp_fetch):
+    fake_smi.fail(SMI_FIXTURES / "errors/nvml-driver-library-version-mismatch.txt", 18)
+    got = samples((await scrape(jp_fetch)).body)
+    assert got[("jupyter_gpu_source_up", frozenset({"source": "nvidia-smi"}.items()))] == 0
+    mismatch = frozenset({"kind": "version_mismatch"}.items())
+    assert got[("jupyter_gpu_read_errors_total", mismatch)] >= 1
+    # No numbers from a failed read: an old reading would look current.
+    assert not any(name.startswith("jupyter_gpu_memory") for name, _ in got)
+
+
+async def test_scrape_wakes_an_idle_sampler_and_counts_as_watching(fake_smi, jp_fetch, jp_web_app):
+    sampler = jp_web_app.settings["gpu_monitor_sampler"]
+    await scrape(jp_fetch)
+    await asyncio.sleep(2.0)  # idle_seconds is 1
+    assert not sampler.sampling
+    reads = sampler.reads
+    got = samples((await scrape(jp_fetch)).body)
+    assert sampler.sampling
+    assert reads < got[("jupyter_gpu_reads_total", frozenset())] <= sampler.reads
+
+
+async def test_prometheus_asking_for_openmetrics_gets_it(fake_smi, jp_fetch):
+    # What Prometheus 2.x sends.
+    accept = (
+        "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+        "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+    )
+    response = await scrape(jp_fetch, Accept=accept)
+    assert response.headers["Content-Type"].startswith("application/openmetrics-text")
+    assert response.body.endswith(b"# EOF\n")
+
+
+async def test_anonymous_scrape_is_refused_by_default(fake_smi, jp_fetch):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await scrape(jp_fetch, Authorization="")
+    assert raised.value.code == 403
+    assert b"jupyter_gpu" not in raised.value.response.body
+
+
+@pytest.mark.parametrize("networks", [["127.0.0.0/8"]])
+async def test_anonymous_scrape_from_a_configured_network_is_served(fake_smi, jp_fetch):
+    response = await scrape(jp_fetch, Authorization="")
+    assert response.code == 200 and b"jupyter_gpu_memory_used_bytes{" in response.body
+    # The exemption is the metrics' only: the REST API still wants a token.
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await jp_fetch("gpu-monitor", "api", "gpus", headers={"Authorization": ""})
+    assert raised.value.code == 403
+
+
+@pytest.mark.parametrize("networks", [["10.0.0.0/8", "fd00::/8"]])
+async def test_anonymous_scrape_from_another_network_is_refused(fake_smi, jp_fetch):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await scrape(jp_fetch, Authorization="")
+    assert raised.value.code == 403
+
+
+def test_networks_match_ipv4_also_when_a_dual_stack_socket_reports_it_as_ipv6():
+    assert in_networks("::ffff:10.1.2.3", ["10.0.0.0/8"])
+    assert in_networks("fe80::1%eth0", ["fe80::/10"])
+    assert not in_networks("192.168.1.5", ["10.0.0.0/8", "fd00::/8"])
+    assert not in_networks(None, ["0.0.0.0/0"])
+
+
+def test_network_setting_rejects_what_is_not_a_network():
+    with pytest.raises(TraitError, match="metrics_unauthenticated_networks"):
+        GpuMonitor(metrics_unauthenticated_networks=["10.0.0.0/33"])
