@@ -34,6 +34,12 @@ PROMETHEUS_FIXTURES = FIXTURES / "prometheus"
 PROMETHEUS = shutil.which("prometheus")
 PROMTOOL = shutil.which("promtool")
 
+# What the repository ships for a lab's Prometheus and Grafana.
+REPO = Path(__file__).resolve().parents[2]
+ALERTS = REPO / "prometheus" / "alerts.yml"
+ALERT_TESTS = REPO / "prometheus" / "alerts.test.yml"
+DASHBOARD = REPO / "grafana" / "gpu-monitor.json"
+
 # The H100 under load, as the fake nvidia-smi replays it (see conftest.fake_smi).
 H100_REPLAY = {
     "FAKE_SMI_XML": str(SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"),

@@ -6,6 +6,7 @@ through PromQL. One Prometheus serves the whole module: its first scrape takes a
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import socket
 import subprocess
@@ -30,6 +31,7 @@ from tornado.httpclient import AsyncHTTPClient
 from traitlets import TraitError
 
 from .prometheus_lab import (
+    DASHBOARD,
     H100_REPLAY,
     PROMETHEUS_FIXTURES,
     JupyterServer,
@@ -144,6 +146,21 @@ def test_prometheus_stores_our_series_as_the_snapshot_reports_them(lab):
 
 async def read(url: str, selector: str, **options) -> Snapshot:
     return await PrometheusSource(url, selector, **options).sample()
+
+
+def test_dashboard_queries_run_on_the_scraped_series(lab):
+    dashboard = json.loads(DASHBOARD.read_text())
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            # Grafana's variables, as Grafana fills them for "All" and a short range.
+            expr = target["expr"].replace("$instance", ".*").replace("$__rate_interval", "1m")
+            result = query(lab.prometheus, expr)
+            # This server has no kernels, no MIG and no read errors; every GPU panel has data.
+            if not re.search(r"kernel|mig|read_errors", expr):
+                assert result, f"{panel['title']}: {expr} is empty"
+    (server,) = [item for item in dashboard["templating"]["list"] if item["name"] == "instance"]
+    series = re.fullmatch(r"label_values\((\w+), instance\)", server["definition"]).group(1)
+    assert query(lab.prometheus, f"count by (instance) ({series})")
 
 
 @pytest.mark.parametrize("scrape", SCRAPES, ids=lambda path: path.stem)

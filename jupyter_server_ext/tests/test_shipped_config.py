@@ -1,0 +1,98 @@
+"""What ships for a lab's Prometheus and Grafana: ``prometheus/alerts.yml`` (checked and unit
+tested with promtool) and ``grafana/gpu-monitor.json`` (valid, and naming only our series)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import yaml
+from jupyterlab_gpu_monitor.metrics import SERIES_NAMES
+
+from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, require
+
+# Series names of any exporter, as they appear in PromQL.
+SERIES_NAME = re.compile(r"\b(?:jupyter_gpu|DCGM_FI|nvidia_smi)_[A-Za-z0-9_]+")
+
+
+def promtool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [require(PROMTOOL), *args], capture_output=True, text=True, timeout=60, cwd=ALERTS.parent
+    )
+
+
+def alert_rules() -> list[dict]:
+    return [
+        rule for group in yaml.safe_load(ALERTS.read_text())["groups"] for rule in group["rules"]
+    ]
+
+
+def dashboard_queries() -> list[str]:
+    dashboard = json.loads(DASHBOARD.read_text())
+    return [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+
+
+def test_alert_rules_pass_promtool_check():
+    checked = promtool("check", "rules", ALERTS.name)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"SUCCESS: {len(alert_rules())} rules found" in checked.stdout
+
+
+def test_alert_rule_unit_tests_pass():
+    tested = promtool("test", "rules", ALERT_TESTS.name)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "SUCCESS" in tested.stdout
+
+
+def test_every_alert_is_shown_firing_and_staying_quiet():
+    cases = [
+        case
+        for test in yaml.safe_load(ALERT_TESTS.read_text())["tests"]
+        for case in test["alert_rule_test"]
+    ]
+    for rule in alert_rules():
+        mine = [case for case in cases if case["alertname"] == rule["alert"]]
+        assert any(case["exp_alerts"] for case in mine), f"{rule['alert']} never fires"
+        assert any(not case["exp_alerts"] for case in mine), f"{rule['alert']} never stays quiet"
+
+
+def test_alerts_cover_each_situation_on_our_series_and_on_dcgm_series():
+    expressions = " ".join(rule["expr"] for rule in alert_rules())
+    # Idle while memory held, memory above 90 %, above 80 °C, read errors: on both sides.
+    for ours, dcgm in [
+        ("jupyter_gpu_utilization_ratio", "DCGM_FI_DEV_GPU_UTIL"),
+        ("jupyter_gpu_memory_total_bytes", "DCGM_FI_DEV_FB_FREE"),
+        ("jupyter_gpu_temperature_celsius", "DCGM_FI_DEV_GPU_TEMP"),
+        ("jupyter_gpu_read_errors_total", "DCGM_FI_DEV_XID_ERRORS"),
+    ]:
+        assert ours in expressions and dcgm in expressions
+
+
+def test_alert_rules_on_our_series_name_only_series_we_export():
+    named = {
+        name
+        for rule in alert_rules()
+        for name in SERIES_NAME.findall(rule["expr"])
+        if name.startswith("jupyter_gpu_")
+    }
+    assert named and named <= set(SERIES_NAMES)
+
+
+def test_dashboard_is_valid_json_and_queries_only_our_series():
+    dashboard = json.loads(DASHBOARD.read_text())
+    panels = dashboard["panels"]
+    assert len({panel["id"] for panel in panels}) == len(panels)
+    assert all(panel["datasource"]["uid"] == "${datasource}" for panel in panels)
+    queries = dashboard_queries()
+    named = {name for expr in queries for name in SERIES_NAME.findall(expr)}
+    assert named <= set(SERIES_NAMES), named - set(SERIES_NAMES)
+    assert all(SERIES_NAME.search(expr) for expr in queries)
+    # Per-GPU utilisation and memory, and per-notebook memory.
+    assert {
+        "jupyter_gpu_utilization_ratio",
+        "jupyter_gpu_memory_used_bytes",
+        "jupyter_gpu_kernel_memory_used_bytes",
+    } <= named
+    (server,) = [item for item in dashboard["templating"]["list"] if item["name"] == "instance"]
+    assert set(SERIES_NAME.findall(server["definition"])) <= set(SERIES_NAMES)
