@@ -1,5 +1,6 @@
 # Two entry points: `make lab` (install, then start JupyterLab) and `make test` (every test).
-# Everything installs into .venv; the only system packages are Debian's (chromium for Galata).
+# Everything installs into .venv; the only system packages are Debian's (chromium for Galata,
+# prometheus and promtool for the Prometheus tests).
 
 VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
@@ -35,9 +36,11 @@ $(KERNEL_ENVS)/torch-cpu/.ready:
 	$(KERNEL_ENVS)/torch-cpu/bin/pip install ipykernel torch==2.13.0
 	touch $@
 
-# Debian's Chromium for the Galata tests (never a browser download).
+# Debian's Chromium for the Galata tests (never a browser download), and Debian's Prometheus
+# (with promtool) that the Prometheus tests start on loopback.
 system-deps:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+	@command -v prometheus >/dev/null || { apt-get update && apt-get install -y prometheus; }
 
 test: install system-deps lint test-python test-js check-install test-ui
 
@@ -63,3 +66,4 @@ test-ui: install system-deps
 bench: install
 	python bench/sampler.py
 	python bench/join.py
+	python bench/metrics.py

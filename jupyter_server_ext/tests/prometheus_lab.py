@@ -228,13 +228,14 @@ class JupyterServer:
 @contextmanager
 def running_jupyter_server(
     folder: Path,
-    replay: dict[str, str],
+    environment: dict[str, str],
     *extra_args: str,
     port: int | None = None,
     token: str | None = None,
 ) -> Iterator[JupyterServer]:
     """``jupyter server`` with this extension, on loopback, with the fake nvidia-smi replaying
-    ``replay`` (FAKE_SMI_* variables); stopped on the way out. ``port`` and ``token`` may be
+    what ``environment`` says (FAKE_SMI_* variables, added to this process's); stopped on the
+    way out. ``port`` and ``token`` may be
     chosen in advance, so that a Prometheus can be told them before the server is up."""
     folder.mkdir(parents=True, exist_ok=True)
     fake = install_fake_nvidia_smi(folder / "bin")
@@ -243,7 +244,7 @@ def running_jupyter_server(
     # Its own config and runtime folders: nothing from the user's ~/.jupyter leaks in.
     environment = {
         **os.environ,
-        **replay,
+        **environment,
         "JUPYTER_CONFIG_DIR": str(folder / "config"),
         "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
     }

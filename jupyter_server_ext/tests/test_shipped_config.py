@@ -8,9 +8,10 @@ import re
 import subprocess
 
 import yaml
-from jupyterlab_gpu_monitor.metrics import SERIES_NAMES
+from jupyterlab_gpu_monitor.gpu.prometheus import FIELD_SERIES
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES, SERIES_NAMES
 
-from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, require
+from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, REPO, require
 
 # Series names of any exporter, as they appear in PromQL.
 SERIES_NAME = re.compile(r"\b(?:jupyter_gpu|DCGM_FI|nvidia_smi)_[A-Za-z0-9_]+")
@@ -96,3 +97,11 @@ def test_dashboard_is_valid_json_and_queries_only_our_series():
     } <= named
     (server,) = [item for item in dashboard["templating"]["list"] if item["name"] == "instance"]
     assert set(SERIES_NAME.findall(server["definition"])) <= set(SERIES_NAMES)
+
+
+def test_readme_maps_every_series_to_its_dcgm_field():
+    readme = (REPO / "README.md").read_text()
+    documented = set(re.findall(r"`(jupyter_gpu_\w+)[`{]", readme))
+    assert documented == set(SERIES_NAMES)
+    for name, field, _, _ in GPU_SERIES:
+        assert f"| `{name}` | `{FIELD_SERIES[field][0]}` |" in readme, name
