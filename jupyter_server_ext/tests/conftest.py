@@ -1,12 +1,16 @@
-"""Shared test set-up: a fake nvidia-smi on PATH, and the Jupyter server of pytest-jupyter."""
+"""Shared test set-up: a fake nvidia-smi (and conda) on PATH, a conda layout of its own, and the
+Jupyter server of pytest-jupyter."""
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import pytest
+from jupyterlab_gpu_monitor.conda import condarc, locations
 
+from .conda_layouts import FakeConda, install_fake_conda
 from .replay import FAKE_VARIABLES, FakeSmi, install_fake_nvidia_smi
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
@@ -33,3 +37,55 @@ def fake_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeSmi:
 def no_nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A PATH without nvidia-smi, as on a machine without the driver."""
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+
+
+# The variables through which conda, micromamba and pixi say where environments are.
+CONDA_VARIABLES = (
+    "CONDA_EXE",
+    "CONDA_PYTHON_EXE",
+    "CONDA_ROOT",
+    "CONDA_PREFIX",
+    "CONDARC",
+    "CONDA_ENVS_DIRS",
+    "CONDA_ENVS_PATH",
+    "MAMBA_ROOT_PREFIX",
+    "PIXI_HOME",
+    "XDG_CONFIG_HOME",
+)
+
+
+@pytest.fixture
+def conda_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of its own, no conda variables, and no system-wide conda places (/opt/conda,
+    /etc/conda): the layout a test builds is all that environment discovery can find."""
+    home = tmp_path / "conda-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in CONDA_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(locations, "SYSTEM_CONDA_ROOTS", ())
+    monkeypatch.setattr(condarc, "SYSTEM_CONDARC_DIRS", ())
+    return home
+
+
+@pytest.fixture
+def conda_warnings() -> list[str]:
+    """The warnings the environment modules log during a test (pytest runs without its logging
+    plugin, so no caplog)."""
+    messages: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger = logging.getLogger("jupyterlab_gpu_monitor.conda")
+    logger.addHandler(handler)
+    yield messages
+    logger.removeHandler(handler)
+
+
+@pytest.fixture
+def fake_conda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeConda:
+    """A fake conda first on PATH, replaying the real captures of ../shared/fixtures/conda."""
+    executable = install_fake_conda(tmp_path / "conda-bin")
+    monkeypatch.setenv("PATH", f"{executable.parent}{os.pathsep}{os.environ['PATH']}")
+    fake = FakeConda(monkeypatch, tmp_path / "conda-calls.log", tmp_path / "conda.pid")
+    fake.replay()
+    return fake

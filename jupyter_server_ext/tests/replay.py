@@ -26,13 +26,18 @@ def captures(kind: str, pattern: str = "*") -> list[Path]:
     return sorted((SMI_FIXTURES / kind).glob(pattern))
 
 
-def install_fake_nvidia_smi(folder: Path) -> Path:
-    """Write an ``nvidia-smi`` into ``folder`` that runs the fake with this interpreter."""
+def install_fake(folder: Path, name: str, script: Path) -> Path:
+    """Write an executable ``name`` into ``folder`` that runs ``script`` with this interpreter."""
     folder.mkdir(parents=True, exist_ok=True)
-    executable = folder / "nvidia-smi"
-    executable.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_SMI}" "$@"\n')
+    executable = folder / name
+    executable.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
     executable.chmod(executable.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return executable
+
+
+def install_fake_nvidia_smi(folder: Path) -> Path:
+    """Write an ``nvidia-smi`` into ``folder`` that runs the fake with this interpreter."""
+    return install_fake(folder, "nvidia-smi", FAKE_SMI)
 
 
 FAKE_VARIABLES = (

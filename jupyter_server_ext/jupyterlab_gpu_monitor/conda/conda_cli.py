@@ -1,0 +1,113 @@
+"""The conda command, for what only conda itself can tell: ``conda env export`` when a user
+asks to go through conda, and ``conda info --json`` for the environments conda knows of.
+
+Each run is an argv list (never a shell) under a timeout; a run that times out is killed with
+whatever it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .errors import CondaCommandError
+
+# conda env export's flag for each style of export.STYLES.
+_EXPORT_FLAGS = {
+    "no-builds": ["--no-builds"],
+    "from-history": ["--from-history"],
+    "with-builds": [],
+}
+
+
+@dataclass
+class CondaInfo:
+    """What ``conda info --json`` says about environments: ``envs`` (which conda 4.3 lists
+    without the root), ``root_prefix`` and ``envs_dirs``."""
+
+    envs: list[str] = field(default_factory=list)
+    root_prefix: str | None = None
+    envs_dirs: list[str] = field(default_factory=list)
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    except ProcessLookupError:
+        pass
+
+
+async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> str:
+    """conda's standard output for ``conda <args>``. Raises CondaCommandError: not_installed,
+    timeout, or failed (with the end of what conda printed on stderr)."""
+    executable = shutil.which(conda)
+    command = f"conda {' '.join(args)}"
+    if executable is None:
+        raise CondaCommandError("not_installed", f"{conda!r} was not found on the PATH")
+    process = await asyncio.create_subprocess_exec(
+        executable,
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        # Its own process group, so that a timeout kills what it started too.
+        start_new_session=True,
+    )
+    try:
+        output, errors = await asyncio.wait_for(process.communicate(), timeout_seconds)
+    except asyncio.TimeoutError:
+        raise CondaCommandError(
+            "timeout", f"`{command}` did not finish within {timeout_seconds:g} s"
+        ) from None
+    finally:
+        if process.returncode is None:
+            _kill(process)
+            await process.wait()
+    if process.returncode != 0:
+        said = " ".join(errors.decode("utf-8", errors="replace").split())[-500:]
+        raise CondaCommandError(
+            "failed", f"`{command}` exited with status {process.returncode}: {said or 'no message'}"
+        )
+    return output.decode("utf-8", errors="replace")
+
+
+async def conda_env_export(conda: str, prefix: str, style: str, timeout_seconds: float) -> str:
+    """``conda env export --prefix PREFIX`` in one of ``export.STYLES``: conda's own YAML."""
+    args = ["env", "export", "--prefix", prefix, *_EXPORT_FLAGS[style]]
+    text = await run_conda(conda, args, timeout_seconds)
+    if not text.lstrip().startswith("name:"):
+        raise CondaCommandError(
+            "bad_output", f"`conda env export` printed no environment: {text.strip()[:200]!r}"
+        )
+    return text
+
+
+async def conda_info(conda: str, timeout_seconds: float) -> CondaInfo:
+    """``conda info --json``: the environments conda knows of, its root and envs folders."""
+    text = await run_conda(conda, ["info", "--json"], timeout_seconds)
+    try:
+        info = json.loads(text)
+    except ValueError:
+        info = None
+    if not isinstance(info, dict):
+        raise CondaCommandError(
+            "bad_output", f"`conda info --json` printed no JSON object: {text.strip()[:200]!r}"
+        )
+
+    def strings(value: object) -> list[str]:
+        return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+    root = info.get("root_prefix")
+    return CondaInfo(
+        envs=strings(info.get("envs")),
+        root_prefix=root if isinstance(root, str) else None,
+        envs_dirs=strings(info.get("envs_dirs")),
+    )

@@ -1,0 +1,58 @@
+"""Typed failures: an environment a request names that is not there, and a conda command that
+did not answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+HINTS = {
+    "not_installed": (
+        "The conda command is not on the server's PATH: set GpuMonitor.conda_path to its full "
+        "path (e.g. ~/miniforge3/bin/conda), or export without going through conda."
+    ),
+    "timeout": (
+        "conda did not answer in time: it can be slow on a first run or a network filesystem. "
+        "Raise GpuMonitor.conda_timeout, or export without going through conda."
+    ),
+    "failed": "Run the same conda command in a terminal to see the whole message.",
+    "bad_output": (
+        "conda printed something that is not what this command prints. Run it in a terminal "
+        "to see what happened."
+    ),
+}
+
+
+class CondaCommandError(Exception):
+    """A conda run that failed: ``kind`` is a key of ``HINTS``."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.hint = HINTS[kind]
+
+    def to_json(self) -> dict[str, str]:
+        """The failure as the REST API and the CLI report it."""
+        return {"kind": self.kind, "message": self.message, "hint": self.hint}
+
+
+class EnvironmentNotFound(LookupError):
+    """No environment has this name or id."""
+
+    def __init__(self, key: str):
+        super().__init__(
+            f"no environment is named {key!r}; the listing (GET envs, or `jupyter-gpu-monitor "
+            "envs`) gives the name and id of each"
+        )
+        self.key = key
+
+
+class AmbiguousEnvironment(LookupError):
+    """Several environments have this name: the caller must use one of their ids."""
+
+    def __init__(self, key: str, ids: Sequence[str]):
+        super().__init__(
+            f"{len(ids)} environments are named {key!r}; name one by its id: {', '.join(ids)}"
+        )
+        self.key = key
+        self.ids = list(ids)
