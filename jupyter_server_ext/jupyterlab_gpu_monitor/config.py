@@ -85,6 +85,27 @@ class GpuMonitor(Configurable):
         "unless ServerApp.trust_xheaders.",
     ).tag(config=True)
 
+    extra_envs_dirs = List(
+        Unicode(),
+        default_value=[],
+        help="Folders whose subfolders are environments, searched besides those conda itself "
+        "uses (~/.conda/environments.txt, envs_dirs of the .condarc files, CONDA_ENVS_PATH, "
+        "<root>/envs of each conda installation): e.g. a team's '/data/envs', or a project's "
+        "'.pixi/envs'.",
+    ).tag(config=True)
+
+    conda_path = Unicode(
+        "conda",
+        help="The conda (or mamba) executable run when a client asks to go through conda "
+        "(use_conda=1: `conda info --json`, `conda env export`): a name looked up on PATH, or "
+        "a full path. Environments are otherwise read from disk, without conda.",
+    ).tag(config=True)
+
+    conda_timeout = Float(
+        60.0,
+        help="Seconds a conda command may take before it is killed.",
+    ).tag(config=True)
+
     @validate("prometheus_selector")
     def _valid_selector(self, proposal):
         try:
@@ -108,7 +129,7 @@ class GpuMonitor(Configurable):
             raise TraitError(f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} s")
         return proposal.value
 
-    @validate("history_seconds", "command_timeout", "idle_seconds")
+    @validate("history_seconds", "command_timeout", "idle_seconds", "conda_timeout")
     def _positive(self, proposal):
         if proposal.value <= 0:
             raise TraitError(f"GpuMonitor.{proposal.trait.name} must be positive")

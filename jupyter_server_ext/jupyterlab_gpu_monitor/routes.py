@@ -12,6 +12,12 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ._version import __version__
+from .conda.catalog import EnvironmentCatalog
+from .conda.errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
+from .conda.export import STYLES as EXPORT_STYLES
+from .conda.export import UnsupportedExport
+from .conda.model import Environment, conda_env_list
+from .conda.records import conda_and_pip
 from .config import GpuMonitor
 from .gpu.sampler import Sampler
 from .kernels import KernelJoin, kernels_summary
@@ -145,6 +151,123 @@ class MetricsHandler(GpuMonitorHandler):
         self.finish(body, set_content_type=content_type)
 
 
+class EnvironmentsBase(GpuMonitorHandler):
+    """Shared by the environment handlers: the catalog, the ``use_conda`` flag, and error
+    replies in the APIHandler's JSON shape (written directly: a name from the URL may hold a
+    '%', which tornado's HTTPError would take for a format)."""
+
+    @property
+    def catalog(self) -> EnvironmentCatalog:
+        return self.settings["gpu_monitor_environments"]
+
+    def reply_error(self, status: int, message: str, **details) -> None:
+        self.set_status(status)
+        self.finish(json.dumps({"message": message, "reason": None, **details}))
+
+    def use_conda(self) -> bool | None:
+        """The ``use_conda`` query flag; None (after a 400 reply) when it is not a flag."""
+        raw = self.get_query_argument("use_conda", "0").lower()
+        if raw in ("1", "true", "yes"):
+            return True
+        if raw in ("0", "false", "no", ""):
+            return False
+        self.reply_error(400, f"use_conda must be 1 or 0, not {raw[:20]!r}")
+        return None
+
+    def reply_conda_error(self, error: CondaCommandError) -> None:
+        status = {"not_installed": 503, "timeout": 504}.get(error.kind, 502)
+        self.reply_error(status, f"{error.message}. {error.hint}", error=error.to_json())
+
+    async def environment(self, key: str) -> Environment | None:
+        """The environment a URL names by id or name; None after a 404 or 409 reply. A path is
+        never looked up: only names the listing gave match."""
+        if "/" in key or "\\" in key or key in ("", ".", ".."):
+            self.reply_error(
+                404, f"{key!r} is a path: name an environment by its name or id from GET envs"
+            )
+            return None
+        try:
+            return await self.catalog.find(key)
+        except EnvironmentNotFound as error:
+            self.reply_error(404, str(error))
+        except AmbiguousEnvironment as error:
+            self.reply_error(409, str(error), ids=error.ids)
+        return None
+
+
+class EnvironmentsHandler(EnvironmentsBase):
+    """``GET envs[?use_conda=1]``: every environment; also in the shape of
+    ``conda env list --json`` (``envs``, ``envs_details``)."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        use_conda = self.use_conda()
+        if use_conda is None:
+            return
+        try:
+            environments = await self.catalog.environments(use_conda)
+        except CondaCommandError as error:
+            self.reply_conda_error(error)
+            return
+        listing = {"environments": [environment.to_json() for environment in environments]}
+        self.finish(json.dumps({**listing, **conda_env_list(environments)}))
+
+
+class EnvironmentHandler(EnvironmentsBase):
+    """``GET envs/<name or id>``: the environment and its packages, with the pairs of conda
+    and pip packages that install the same Python distribution."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self, key: str) -> None:
+        environment = await self.environment(key)
+        if environment is None:
+            return
+        found = await self.catalog.packages(environment)
+        pairs = [{"conda": c.to_json(), "pip": p.to_json()} for c, p in conda_and_pip(found)]
+        self.finish(
+            json.dumps(
+                {
+                    "environment": environment.to_json(),
+                    "packages": [package.to_json() for package in found],
+                    "conda_and_pip": pairs,
+                }
+            )
+        )
+
+
+class EnvironmentExportHandler(EnvironmentsBase):
+    """``GET envs/<name or id>/export?style=no-builds|from-history|with-builds[&use_conda=1]``:
+    environment.yml, from the records on disk or (``use_conda``) from ``conda env export``."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self, key: str) -> None:
+        style = self.get_query_argument("style", "no-builds")
+        if style not in EXPORT_STYLES:
+            self.reply_error(
+                400, f"style must be one of {', '.join(EXPORT_STYLES)}, not {style[:40]!r}"
+            )
+            return
+        use_conda = self.use_conda()
+        if use_conda is None:
+            return
+        environment = await self.environment(key)
+        if environment is None:
+            return
+        try:
+            text = await self.catalog.export(environment, style, use_conda)
+        except CondaCommandError as error:
+            self.reply_conda_error(error)
+            return
+        except UnsupportedExport as error:
+            self.reply_error(400, str(error))
+            return
+        self.set_header("Content-Disposition", 'attachment; filename="environment.yml"')
+        self.finish(text, set_content_type="application/yaml; charset=UTF-8")
+
+
 def setup_route_handlers(
     web_app, sampler: Sampler, config: GpuMonitor, kernel_join: KernelJoin
 ) -> None:
@@ -152,6 +275,9 @@ def setup_route_handlers(
     web_app.settings["gpu_monitor_sampler"] = sampler
     web_app.settings["gpu_monitor_config"] = config
     web_app.settings["gpu_monitor_kernel_join"] = kernel_join
+    web_app.settings["gpu_monitor_environments"] = EnvironmentCatalog(
+        web_app.settings.get("kernel_spec_manager"), config
+    )
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
     web_app.settings["gpu_monitor_kernel_usage"] = lambda: kernel_join.usage
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
@@ -162,6 +288,9 @@ def setup_route_handlers(
             (url_path_join(api, "gpus", "history"), HistoryHandler),
             (url_path_join(api, "status"), StatusHandler),
             (url_path_join(api, "kernels"), KernelsHandler),
+            (url_path_join(api, "envs"), EnvironmentsHandler),
+            (url_path_join(api, "envs", "([^/]+)"), EnvironmentHandler),
+            (url_path_join(api, "envs", "([^/]+)", "export"), EnvironmentExportHandler),
             (url_path_join(web_app.settings["base_url"], "gpu-monitor", "metrics"), MetricsHandler),
         ],
     )

@@ -1,0 +1,221 @@
+"""The environment endpoints through a real Jupyter server (pytest-jupyter), over a conda
+layout built from the real fixtures, with a fake conda replaying real captures."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import tornado
+import yaml
+
+from .conda_layouts import (
+    Dist,
+    add_dist_info,
+    conda_capture,
+    dists_of_conda_list_json,
+    installed_by_history,
+    make_conda_env,
+)
+
+HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
+SITE = "lib/python3.13t/site-packages"
+
+
+@pytest.fixture
+def jp_server_config(jp_server_config):
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
+            "allow_unauthenticated_access": False,
+        },
+        "GpuMonitor": {"source": "nvidia-smi", "conda_timeout": 3.0},
+    }
+
+
+@pytest.fixture
+def home(jp_environ, conda_home):
+    """Two conda roots (so two "base"), and two environments of the 2025 history, one with
+    pip's torch over conda's pytorch. After jp_environ, which sets its own HOME."""
+    dists = installed_by_history(HISTORY_2025, "conda-forge", "osx-arm64")
+    base = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
+    make_conda_env(conda_home / "miniconda3", base, root=True)
+    make_conda_env(conda_home / "anaconda3", base, root=True)
+    make_conda_env(conda_home / "miniconda3" / "envs" / "devops", dists, history=HISTORY_2025)
+    train = make_conda_env(
+        conda_home / "miniconda3" / "envs" / "train",
+        [*dists, Dist("pytorch", "2.5.1", "py3.13_cpu_0", "pytorch")],
+        history=HISTORY_2025,
+        files={"pytorch": [f"{SITE}/torch-2.5.1.dist-info/RECORD"]},
+    )
+    add_dist_info(train / SITE, "torch", "2.6.0", "pip")
+    return conda_home
+
+
+async def get_json(jp_fetch, *path, **params):
+    response = await jp_fetch("gpu-monitor", "api", *path, params=params or None)
+    assert response.code == 200
+    return json.loads(response.body)
+
+
+async def fetch_error(jp_fetch, *path, **params):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await jp_fetch("gpu-monitor", "api", *path, params=params or None)
+    return raised.value.code, json.loads(raised.value.response.body)
+
+
+async def test_listing_names_every_environment_also_as_conda_env_list(home, jp_fetch):
+    listing = await get_json(jp_fetch, "envs")
+    prefixes = {e["prefix"].replace(str(home), "~"): e for e in listing["environments"]}
+    assert {"~/miniconda3", "~/anaconda3", "~/miniconda3/envs/devops"} < set(prefixes)
+    devops = prefixes["~/miniconda3/envs/devops"]
+    assert (devops["id"], devops["kind"], devops["python_version"]) == (
+        "devops",
+        "conda-env",
+        "3.13.2",
+    )
+    # The server's own Python runs its python3 kernelspec.
+    assert any("python3" in e["kernelspecs"] for e in listing["environments"])
+    # conda env list --json: the prefixes, and details keyed by prefix.
+    assert listing["envs"] == [e["prefix"] for e in listing["environments"]]
+    details = listing["envs_details"][str(home / "miniconda3")]
+    assert (details["name"], details["base"], details["package_count"]) == ("base", True, 34)
+
+
+async def test_packages_of_an_environment_with_pip_over_conda(home, jp_fetch):
+    answer = await get_json(jp_fetch, "envs", "train")
+    assert answer["environment"]["prefix"] == str(home / "miniconda3" / "envs" / "train")
+    torch = [p for p in answer["packages"] if p["name"] == "torch"]
+    assert torch == [
+        {
+            "name": "torch",
+            "version": "2.6.0",
+            "build": "",
+            "channel": "pypi",
+            "installer": "pip",
+            "conda_name": "pytorch",
+        }
+    ]
+    ((pair),) = answer["conda_and_pip"]
+    assert (pair["conda"]["name"], pair["conda"]["channel"], pair["pip"]["version"]) == (
+        "pytorch",
+        "pytorch",
+        "2.6.0",
+    )
+
+
+async def test_a_corrupt_record_costs_its_package_not_the_answer(home, jp_fetch):
+    record = home / "miniconda3/envs/devops/conda-meta/pip-25.0.1-pyh145f28c_0.json"
+    record.write_text("{")
+    answer = await get_json(jp_fetch, "envs", "devops")
+    assert "pip" not in {p["name"] for p in answer["packages"]}
+    assert len(answer["packages"]) == 15
+
+
+async def test_export_in_each_style(home, jp_fetch):
+    response = await jp_fetch(
+        "gpu-monitor", "api", "envs", "devops", "export", params={"style": "from-history"}
+    )
+    assert response.headers["Content-Type"].startswith("application/yaml")
+    assert yaml.safe_load(response.body)["dependencies"] == [
+        "python_abi[build=*_cp313t]",
+        "python=3.13",
+        "pip",
+    ]
+    default = await jp_fetch("gpu-monitor", "api", "envs", "devops", "export")
+    assert b"  - python=3.13.2\n" in default.body
+    builds = await jp_fetch(
+        "gpu-monitor", "api", "envs", "devops", "export", params={"style": "with-builds"}
+    )
+    assert b"  - python=3.13.2=hfd29fff_1_cp313t\n" in builds.body
+
+
+async def test_unknown_environment_is_404(home, jp_fetch):
+    code, error = await fetch_error(jp_fetch, "envs", "nope")
+    assert code == 404 and "no environment is named 'nope'" in error["message"]
+    code, _ = await fetch_error(jp_fetch, "envs", "nope", "export")
+    assert code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["..%2F..", "%2Fetc", "..%2F..%2F..%2Fetc%2Fpasswd", "devops%2F..%2F..", "%2E%2E", "..%5C.."],
+)
+async def test_a_path_in_the_url_is_never_looked_up(
+    home, jp_fetch, http_server_client, jp_base_url, jp_auth_header, path
+):
+    # Sent as written: jp_fetch would escape the "%" of these paths.
+    base = f"{jp_base_url}gpu-monitor/api/envs/{path}"
+    for url in (base, f"{base}/export"):
+        response = await http_server_client.fetch(url, headers=jp_auth_header, raise_error=False)
+        assert response.code == 404
+        assert "is a path" in json.loads(response.body)["message"]
+
+
+async def test_a_name_several_environments_share_asks_for_an_id(home, jp_fetch):
+    code, error = await fetch_error(jp_fetch, "envs", "base")
+    assert code == 409
+    assert len(error["ids"]) == 2 and all(i.startswith("base-") for i in error["ids"])
+    answer = await get_json(jp_fetch, "envs", error["ids"][0])
+    assert answer["environment"]["name"] == "base"
+
+
+@pytest.mark.parametrize(
+    ("params", "word"), [({"style": "explicit"}, "style"), ({"use_conda": "maybe"}, "use_conda")]
+)
+async def test_bad_query_arguments_are_400(home, jp_fetch, params, word):
+    code, error = await fetch_error(jp_fetch, "envs", "devops", "export", **params)
+    assert code == 400 and word in error["message"]
+
+
+async def test_export_through_conda_replays_conda_itself(home, fake_conda, jp_fetch):
+    response = await jp_fetch(
+        "gpu-monitor", "api", "envs", "devops", "export", params={"use_conda": "1"}
+    )
+    assert response.body.decode() == conda_capture(
+        "conda-env-export-base-win64-conda-forge-2021.yml"
+    )
+    prefix = str(home / "miniconda3" / "envs" / "devops")
+    assert fake_conda.calls() == [["env", "export", "--prefix", prefix, "--no-builds"]]
+
+
+async def test_conda_that_hangs_is_a_504_and_conda_missing_a_503(home, fake_conda, jp_fetch):
+    fake_conda.hang()
+    code, error = await fetch_error(jp_fetch, "envs", "devops", "export", use_conda="1")
+    assert code == 504 and error["error"]["kind"] == "timeout"
+    assert "conda_timeout" in error["error"]["hint"]
+    os.environ["PATH"] = str(home / "no-bin")  # restored by the fake_conda fixture
+    code, error = await fetch_error(jp_fetch, "envs", use_conda="1")
+    assert code == 503 and error["error"]["kind"] == "not_installed"
+
+
+async def test_listing_through_conda_adds_the_environments_conda_knows(home, fake_conda, jp_fetch):
+    # The real `conda info --json` of a 2015 Mac, its anaconda moved into our home: a root
+    # that is in no usual install place, two of its eight environments still there.
+    anaconda = home / "anaconda"
+    dists = installed_by_history(HISTORY_2025, "conda-forge", "osx-arm64")
+    make_conda_env(anaconda, [], root=True)
+    for name in ("py27", "py3"):
+        make_conda_env(anaconda / "envs" / name, dists, history=HISTORY_2025)
+    fake_conda.replay(paths={"/Users/calebhattingh/anaconda": str(anaconda)})
+
+    def under_anaconda(listing) -> set[str]:
+        return {
+            e["prefix"]
+            for e in listing["environments"]
+            if os.path.commonpath([e["prefix"], anaconda]) == str(anaconda)
+        }
+
+    assert under_anaconda(await get_json(jp_fetch, "envs")) == set()
+    found = under_anaconda(await get_json(jp_fetch, "envs", use_conda="1"))
+    assert found == {str(anaconda), str(anaconda / "envs/py27"), str(anaconda / "envs/py3")}
+    assert fake_conda.calls() == [["info", "--json"]]
+
+
+@pytest.mark.parametrize("path", [("envs",), ("envs", "devops"), ("envs", "devops", "export")])
+async def test_anonymous_request_gets_no_environment(home, jp_fetch, path):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await jp_fetch("gpu-monitor", "api", *path, headers={"Authorization": ""})
+    assert raised.value.code == 403
+    assert b"devops" not in raised.value.response.body
