@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource  # noqa: E402
+from sampler import percentile  # noqa: E402  (bench/sampler.py, next to this file)
 from tests.prometheus_lab import (  # noqa: E402
     H100_REPLAY,
     PROMETHEUS_FIXTURES,
@@ -87,11 +88,6 @@ def eight_gpu_csv(folder: Path) -> Path:
     path = folder / "eight-h100.csv"
     path.write_text("\n".join([header, *rows]) + "\n")
     return path
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def timed_gets(server: JupyterServer, paths: list[str]) -> dict[str, tuple[list[float], int]]:

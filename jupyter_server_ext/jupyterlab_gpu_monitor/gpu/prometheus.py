@@ -367,13 +367,10 @@ class PrometheusSource:
                 raise_error=False,
             )
         except HTTPTimeoutError:
-            raise self._timeout() from None
+            seconds = f"{self._timeout_seconds:g}"
+            raise self._failure("timeout", f"did not answer within {seconds} s") from None
         except (HTTPClientError, OSError) as error:
-            raise GpuReadError(
-                "unknown",
-                f"Prometheus at {self._url} is not reachable: {error}",
-                HINTS["unreachable"],
-            ) from None
+            raise self._failure("unknown", f"is not reachable: {error}", "unreachable") from None
         return self._result(response)
 
     async def _bearer_token(self) -> str:
@@ -388,48 +385,29 @@ class PrometheusSource:
             ) from None
         return token.strip()
 
-    def _timeout(self) -> GpuReadError:
-        return GpuReadError(
-            "timeout",
-            f"Prometheus at {self._url} did not answer within {self._timeout_seconds:g} s",
-            HINTS["timeout"],
-        )
+    def _failure(self, kind: str, what: str, hint: str | None = None) -> GpuReadError:
+        return GpuReadError(kind, f"Prometheus at {self._url} {what}", HINTS[hint or kind])
 
     def _result(self, response: HTTPResponse) -> list[dict[str, Any]]:
         status = f"{response.code} {response.reason}"
         if response.code in (401, 403):
-            raise GpuReadError(
-                "permission",
-                f"Prometheus at {self._url} refused the request: {status}",
-                HINTS["permission"],
-            )
+            raise self._failure("permission", f"refused the request: {status}")
         try:
             answer = json.loads(response.body or b"")
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
-            if response.code >= 500:
-                raise GpuReadError(
-                    "unknown", f"Prometheus at {self._url} failed: {status}", HINTS["unreachable"]
-                )
-            raise GpuReadError(
-                "bad_output",
-                f"{self._url} answered {status}, not with Prometheus' API",
-                HINTS["bad_output"],
-            )
-        if answer.get("status") == "success":
+            problem = f"{status}, not with Prometheus' API"
+            answer = {}
+        elif answer.get("status") == "success":
             result = (answer.get("data") or {}).get("result")
             if isinstance(result, list):
                 return result
-        error = f"{answer.get('errorType', 'error')}: {answer.get('error', status)}"
+            problem = "success, without a result"
+        else:
+            problem = f"{answer.get('errorType', status)}: {answer.get('error')}"
         if answer.get("errorType") == "timeout" or response.code == 504:
-            raise self._timeout()
+            raise self._failure("timeout", f"gave up on the query: {problem}")
         if response.code >= 500:
-            raise GpuReadError(
-                "unknown", f"Prometheus at {self._url} failed: {error}", HINTS["unreachable"]
-            )
-        raise GpuReadError(
-            "bad_output",
-            f"Prometheus at {self._url} rejected the query: {error}",
-            HINTS["bad_output"],
-        )
+            raise self._failure("unknown", f"failed: {problem}", "unreachable")
+        raise self._failure("bad_output", f"answered {problem}")
