@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .conda.commands import add_env_commands
 from .diagnose import Facts, diagnose
 from .gpu.errors import GpuReadError
 from .gpu.model import Gpu, Snapshot
@@ -159,6 +160,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     doctor.add_argument("--json", action="store_true", help="print the facts and findings as JSON")
     _add_source_options(doctor)
+    add_env_commands(commands)
     return parser
 
 

@@ -1,0 +1,151 @@
+"""The ``envs`` and ``export`` commands of ``jupyter-gpu-monitor``: the server's view of the
+environments, for people who live in SSH sessions and for scripts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from .catalog import EnvironmentCatalog
+from .discovery import environment_of
+from .errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
+from .model import Environment, conda_env_list
+
+
+def _catalog(args: argparse.Namespace) -> EnvironmentCatalog:
+    # Imported here: only these commands pay for jupyter_client and the settings.
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    from ..config import GpuMonitor
+
+    config = GpuMonitor(
+        extra_envs_dirs=args.envs_dir, conda_path=args.conda, conda_timeout=args.timeout
+    )
+    return EnvironmentCatalog(KernelSpecManager(), config)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--envs-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also search this folder of environments (repeatable)",
+    )
+    parser.add_argument(
+        "--use-conda",
+        action="store_true",
+        help="ask conda too (conda info --json; for export, conda env export)",
+    )
+    parser.add_argument("--conda", default="conda", metavar="PATH", help="the conda to run")
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, metavar="SECONDS", help="how long conda may take"
+    )
+
+
+def add_env_commands(commands: argparse._SubParsersAction) -> None:
+    """Register ``envs`` and ``export`` with the command's subparsers."""
+    envs = commands.add_parser(
+        "envs", help="list the conda environments, and the venvs kernelspecs launch"
+    )
+    envs.set_defaults(run=run_envs)
+    envs.add_argument(
+        "--json", action="store_true", help="print JSON in the shape of `conda env list --json`"
+    )
+    _add_options(envs)
+    export = commands.add_parser("export", help="print an environment's environment.yml")
+    export.set_defaults(run=run_export, style="no-builds")
+    export.add_argument("env", metavar="ENV", help="a name or id from `envs`, or a prefix")
+    style = export.add_mutually_exclusive_group()
+    style.add_argument(
+        "--from-history",
+        dest="style",
+        action="store_const",
+        const="from-history",
+        help="the specs that were asked for, from conda-meta/history",
+    )
+    style.add_argument(
+        "--with-builds",
+        dest="style",
+        action="store_const",
+        const="with-builds",
+        help="name=version=build, as plain `conda env export`",
+    )
+    _add_options(export)
+
+
+def format_envs_table(environments: Sequence[Environment]) -> str:
+    """The environments as a person reads them in a terminal."""
+    rows = [("NAME", "KIND", "MANAGER", "PYTHON", "PACKAGES", "KERNELSPECS", "PREFIX")]
+    rows += [
+        (
+            environment.id,
+            environment.kind,
+            environment.manager,
+            environment.python_version or "-",
+            str(environment.package_count),
+            ",".join(environment.kernelspecs) or "-",
+            environment.prefix,
+        )
+        for environment in environments
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
+        for row in rows
+    )
+
+
+def _report_warnings() -> None:
+    # Discovery logs what it skipped; here that goes to stderr, each problem once.
+    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
+
+
+def _fail(error: CondaCommandError) -> int:
+    print(f"error ({error.kind}): {error.message}\nhint: {error.hint}", file=sys.stderr)
+    return 1
+
+
+def run_envs(args: argparse.Namespace) -> int:
+    """``envs``: the listing; 1 when conda was asked and failed."""
+    _report_warnings()
+    try:
+        environments = asyncio.run(_catalog(args).environments(args.use_conda))
+    except CondaCommandError as error:
+        return _fail(error)
+    if args.json:
+        print(json.dumps(conda_env_list(environments), indent=2))
+    else:
+        print(format_envs_table(environments))
+    return 0
+
+
+async def _export(args: argparse.Namespace) -> str:
+    catalog = _catalog(args)
+    if os.sep in args.env or (os.altsep and os.altsep in args.env):
+        environment = await asyncio.to_thread(environment_of, args.env, await catalog.kernelspecs())
+        if environment is None:
+            raise EnvironmentNotFound(args.env)
+    else:
+        environment = await catalog.find(args.env)
+    return await catalog.export(environment, args.style, args.use_conda)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``export ENV``: environment.yml on stdout; 1 when ENV names no single environment or
+    conda failed."""
+    _report_warnings()
+    try:
+        text = asyncio.run(_export(args))
+    except (EnvironmentNotFound, AmbiguousEnvironment, ValueError) as error:
+        print(f"jupyter-gpu-monitor export: {error}", file=sys.stderr)
+        return 1
+    except CondaCommandError as error:
+        return _fail(error)
+    sys.stdout.write(text)
+    return 0

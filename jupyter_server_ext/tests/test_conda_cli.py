@@ -1,0 +1,136 @@
+"""``jupyter-gpu-monitor envs`` and ``export``, run as a user runs them, over a conda layout
+built from the real fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conda_layouts import (
+    conda_capture,
+    dists_of_conda_list_json,
+    installed_by_history,
+    make_conda_env,
+)
+
+SCRIPT = Path(sys.executable).with_name("jupyter-gpu-monitor")
+HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(SCRIPT), *args], capture_output=True, text=True, timeout=60, env=os.environ.copy()
+    )
+
+
+@pytest.fixture
+def layout(conda_home):
+    """Two conda roots, and the 2025 history's environment in the first."""
+    base = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
+    make_conda_env(conda_home / "miniconda3", base, root=True)
+    make_conda_env(conda_home / "miniforge3", base, root=True)
+    make_conda_env(
+        conda_home / "miniconda3" / "envs" / "devops",
+        installed_by_history(HISTORY_2025, "conda-forge", "osx-arm64"),
+        history=HISTORY_2025,
+    )
+    return conda_home
+
+
+def test_envs_json_is_read_like_conda_env_list_json(layout):
+    result = run("envs", "--json")
+    assert result.returncode == 0, result.stderr
+    ours = json.loads(result.stdout)
+    devops = str(layout / "miniconda3" / "envs" / "devops")
+    assert {str(layout / "miniconda3"), str(layout / "miniforge3"), devops} <= set(ours["envs"])
+    assert ours["envs_details"][devops] == {
+        "id": "devops",
+        "name": "devops",
+        "kind": "conda-env",
+        "manager": "conda",
+        "python_version": "3.13.2",
+        "package_count": 16,
+        "kernelspecs": [],
+        "modified": os.stat(Path(devops, "conda-meta", "history")).st_mtime,
+        "base": False,
+    }
+    # What a script written for conda's output does works on ours, and on conda's own.
+    for text in (
+        conda_capture("conda-env-list-json-windows-3envs.json"),
+        conda_capture("conda-env-list-json-macos-root-omitted.json"),
+        result.stdout,
+    ):
+        listing = json.loads(text)
+        details = listing.get("envs_details", {})
+        names = [
+            details.get(p, {}).get("name") or p.replace("\\", "/").rsplit("/", 1)[-1]
+            for p in listing["envs"]
+        ]
+        assert names and all(isinstance(name, str) for name in names)
+    assert "devops" in names and names.count("base") == 2
+
+
+def test_envs_table_has_a_row_per_environment(layout):
+    result = run("envs")
+    assert result.returncode == 0, result.stderr
+    header, *rows = result.stdout.splitlines()
+    assert header.split() == [
+        "NAME",
+        "KIND",
+        "MANAGER",
+        "PYTHON",
+        "PACKAGES",
+        "KERNELSPECS",
+        "PREFIX",
+    ]
+    devops = next(row.split() for row in rows if row.startswith("devops "))
+    assert devops == [
+        "devops",
+        "conda-env",
+        "conda",
+        "3.13.2",
+        "16",
+        "-",
+        str(layout / "miniconda3/envs/devops"),
+    ]
+    assert sum(row.startswith("base-") for row in rows) == 2
+
+
+def test_export_by_name_or_prefix_prints_environment_yml(layout):
+    by_name = run("export", "devops")
+    assert by_name.returncode == 0, by_name.stderr
+    by_prefix = run("export", str(layout / "miniconda3" / "envs" / "devops"))
+    assert by_prefix.stdout == by_name.stdout
+    assert "  - python=3.13.2\n" in by_name.stdout
+    history = run("export", "devops", "--from-history")
+    assert yaml.safe_load(history.stdout)["dependencies"] == [
+        "python_abi[build=*_cp313t]",
+        "python=3.13",
+        "pip",
+    ]
+    builds = run("export", "devops", "--with-builds")
+    assert "  - python=3.13.2=hfd29fff_1_cp313t\n" in builds.stdout
+
+
+def test_export_of_an_unknown_or_ambiguous_name_fails_with_a_reason(layout):
+    unknown = run("export", "nope")
+    assert unknown.returncode == 1 and unknown.stdout == ""
+    assert "no environment is named 'nope'" in unknown.stderr
+    ambiguous = run("export", "base")
+    assert ambiguous.returncode == 1
+    assert "2 environments are named 'base'; name one by its id: base-" in ambiguous.stderr
+
+
+def test_export_through_conda(layout, fake_conda):
+    result = run("export", "devops", "--use-conda")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == conda_capture("conda-env-export-base-win64-conda-forge-2021.yml")
+    fake_conda.hang()
+    hung = run("export", "devops", "--use-conda", "--timeout", "0.5")
+    assert hung.returncode == 1 and "error (timeout)" in hung.stderr
