@@ -14,6 +14,7 @@ export default defineConfig([
       '**/static/**',
       'coverage/**',
       '.venv/**',
+      '.kernel-envs/**',
       'jupyter_server_ext/**',
       '**/*.js',
       '**/*.d.ts',
@@ -65,6 +66,12 @@ export default defineConfig([
       curly: ['error', 'all'],
       eqeqeq: 'error',
       'prefer-arrow-callback': 'error'
+    }
+  },
+  {
+    files: ['bench/**/*.mjs'],
+    languageOptions: {
+      globals: globals.node
     }
   },
   prettierRecommended

@@ -6,11 +6,14 @@ import { IGpuHistory, IGpuSnapshot, IServerStatus } from './tokens';
 
 /**
  * Read every GPU now: `GET gpus`.
+ *
+ * @param init - the fetch options, e.g. an abort `signal`
  */
 export function fetchSnapshot(
-  serverSettings: ServerConnection.ISettings
+  serverSettings: ServerConnection.ISettings,
+  init: RequestInit = {}
 ): Promise<IGpuSnapshot> {
-  return requestAPI<IGpuSnapshot>('gpus', serverSettings);
+  return requestAPI<IGpuSnapshot>('gpus', serverSettings, init);
 }
 
 /**
@@ -18,14 +21,16 @@ export function fetchSnapshot(
  *
  * @param since - only samples taken after this time, in seconds since the
  *   epoch; every sample the server keeps when undefined
+ * @param init - the fetch options, e.g. an abort `signal`
  */
 export function fetchHistory(
   serverSettings: ServerConnection.ISettings,
-  since?: number
+  since?: number,
+  init: RequestInit = {}
 ): Promise<IGpuHistory> {
   const query =
     since === undefined ? '' : URLExt.objectToQueryString({ since });
-  return requestAPI<IGpuHistory>(`gpus/history${query}`, serverSettings);
+  return requestAPI<IGpuHistory>(`gpus/history${query}`, serverSettings, init);
 }
 
 /**

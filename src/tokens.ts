@@ -5,6 +5,10 @@
  * snake_case keys are the wire contract and are kept as they are.
  */
 
+import { Token } from '@lumino/coreutils';
+import { IDisposable } from '@lumino/disposable';
+import { ISignal } from '@lumino/signaling';
+
 /**
  * The gettext domain of every string this extension shows.
  */
@@ -18,6 +22,14 @@ export namespace CommandIDs {
    * Show how the server extension reads the GPUs, and why it cannot.
    */
   export const showServerStatus = 'gpu-monitor:show-server-status';
+  /**
+   * Show the GPU monitor side panel.
+   */
+  export const openPanel = 'gpu-monitor:open';
+  /**
+   * Download the readings of the window the charts show, as CSV.
+   */
+  export const exportHistoryCsv = 'gpu-monitor:export-history-csv';
 }
 
 /**
@@ -115,6 +127,16 @@ export interface IGpuProcess {
    * The GPU instance the process runs in, under MIG.
    */
   gpu_instance_id: number | null;
+  /**
+   * The user the process runs as; sent once the server joins processes
+   * with their owners.
+   */
+  user?: string | null;
+  /**
+   * The notebook (or other session path) whose kernel runs the process; sent
+   * once the server joins processes with kernels.
+   */
+  session_path?: string | null;
 }
 
 /**
@@ -368,3 +390,169 @@ export interface IErrorBody {
    */
   reason?: string | null;
 }
+
+/**
+ * A measurement the frontend keeps a history of, named as in the REST payload.
+ */
+export type GpuSeriesField =
+  'utilization_gpu' | 'memory_used_mib' | 'temperature_c' | 'power_draw_w';
+
+/**
+ * The history of one GPU: one value per timestamp of its
+ * {@link IGpuTimeSeries}, null where there is no reading (a gap).
+ */
+export interface IGpuColumns {
+  /**
+   * The GPU index.
+   */
+  readonly index: number;
+  /**
+   * The GPU UUID.
+   */
+  readonly uuid: string | null;
+  /**
+   * The product name.
+   */
+  readonly name: string | null;
+  /**
+   * The values of each measurement, oldest first.
+   */
+  readonly values: {
+    readonly [F in GpuSeriesField]: readonly (number | null)[];
+  };
+}
+
+/**
+ * The readings the frontend keeps: a shared time column and, per GPU, one
+ * column per measurement.
+ */
+export interface IGpuTimeSeries {
+  /**
+   * When each reading was taken, in seconds since the epoch, oldest first.
+   */
+  readonly timestamps: readonly number[];
+  /**
+   * The columns of each GPU, by index.
+   */
+  readonly gpus: readonly IGpuColumns[];
+  /**
+   * The time between two readings on the server, in seconds.
+   */
+  readonly intervalSeconds: number;
+  /**
+   * Grows by one each time readings are added or dropped.
+   */
+  readonly revision: number;
+}
+
+/**
+ * Why a request to the server extension failed.
+ *
+ * - `not_enabled`: the server extension is not loaded (404)
+ * - `server`: the server answered with another error status
+ * - `network`: the server could not be reached
+ * - `timeout`: the server did not answer in time
+ */
+export type RequestFailureKind =
+  'not_enabled' | 'server' | 'network' | 'timeout';
+
+/**
+ * A failed request to the server extension.
+ */
+export interface IRequestFailure {
+  /**
+   * The class of failure.
+   */
+  kind: RequestFailureKind;
+  /**
+   * What the server or the browser said.
+   */
+  message: string;
+  /**
+   * The HTTP status, when the server answered.
+   */
+  status: number | null;
+}
+
+/**
+ * The GPUs a notebook's kernel can use, as an inspector of the kernel's
+ * environment resolved its `CUDA_VISIBLE_DEVICES`.
+ */
+export interface IKernelGpus {
+  /**
+   * Who can see them, for a person: the notebook or kernel name.
+   */
+  label: string;
+  /**
+   * The nvidia-smi indices of the GPUs the kernel can see.
+   */
+  indices: readonly number[];
+}
+
+/**
+ * The GPU monitor's model: the latest snapshot and the history of every GPU,
+ * polled from the server extension while someone watches.
+ */
+export interface IGpuMonitorModel extends IDisposable {
+  /**
+   * The latest snapshot; null before the first answer.
+   */
+  readonly snapshot: IGpuSnapshot | null;
+  /**
+   * Why the latest request failed; null when it succeeded.
+   */
+  readonly failure: IRequestFailure | null;
+  /**
+   * The readings kept for the charts. Read it; never modify it.
+   */
+  readonly history: IGpuTimeSeries;
+  /**
+   * Emitted when the snapshot, the failure or the kernel's GPUs change.
+   */
+  readonly changed: ISignal<IGpuMonitorModel, void>;
+  /**
+   * Emitted when readings were added to the history.
+   */
+  readonly historyChanged: ISignal<IGpuMonitorModel, void>;
+  /**
+   * How often the model asks the server while someone watches, in seconds.
+   */
+  refreshIntervalSeconds: number;
+  /**
+   * The GPUs the current notebook's kernel can see; null when unknown.
+   */
+  kernelGpus: IKernelGpus | null;
+  /**
+   * Ask the model to poll until the returned disposable is disposed; with no
+   * watcher left, it stops asking the server.
+   */
+  watch(options?: IGpuMonitorModel.IWatchOptions): IDisposable;
+  /**
+   * Ask the server now; resolves once the answer is in the model.
+   */
+  refresh(): Promise<void>;
+}
+
+/**
+ * The types of {@link IGpuMonitorModel}.
+ */
+export namespace IGpuMonitorModel {
+  /**
+   * What a watcher needs.
+   */
+  export interface IWatchOptions {
+    /**
+     * Whether it shows the history (charts); the snapshot only otherwise.
+     */
+    history?: boolean;
+  }
+}
+
+/**
+ * The GPU monitor's model, shared by the panel, the status bar item, the
+ * alerts and any other extension.
+ */
+export const IGpuMonitorModel = new Token<IGpuMonitorModel>(
+  'jupyterlab-gpu-monitor:IGpuMonitorModel',
+  'The GPU readings polled from the server extension: the latest snapshot and the recent history of every GPU.'
+);

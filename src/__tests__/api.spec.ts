@@ -7,11 +7,7 @@ import {
   IGpuSnapshot,
   IServerStatus
 } from '../tokens';
-
-/**
- * JupyterHub serves each user's server under `/user/<name>/`.
- */
-const HUB_BASE_URL = 'http://localhost/user/alice/';
+import { fakeServer, HUB_BASE_URL, jsonResponse, requestedUrl } from './server';
 
 /**
  * A snapshot of one A10G, its values taken from the nvidia-smi capture
@@ -104,39 +100,14 @@ const NO_DRIVER_STATUS: IServerStatus = {
 };
 
 /**
- * Server settings whose fetch answers every request with `status` and the
- * JSON of `body`, and remembers the requests it got.
+ * A fake server that answers every request with `status` and the JSON of
+ * `body`.
  */
 function serverAnswering(
   status: number,
   body: unknown
-): { settings: ServerConnection.ISettings; requests: Request[] } {
-  const requests: Request[] = [];
-  const settings = ServerConnection.makeSettings({
-    baseUrl: HUB_BASE_URL,
-    fetch: async (input: RequestInfo | URL) => {
-      requests.push(input as Request);
-      return new Response(JSON.stringify(body), {
-        status,
-        headers: { 'Content-Type': 'application/json' }
-      });
-    }
-  });
-  return { settings, requests };
-}
-
-/**
- * The URL a request went to, without the cache-busting parameter that
- * ServerConnection adds to `no-store` requests (a bare timestamp).
- */
-function requestedUrl(request: Request): URL {
-  const url = new URL(request.url);
-  for (const key of [...url.searchParams.keys()]) {
-    if (/^\d+$/.test(key) && url.searchParams.get(key) === '') {
-      url.searchParams.delete(key);
-    }
-  }
-  return url;
+): ReturnType<typeof fakeServer> {
+  return fakeServer(() => jsonResponse(body, status));
 }
 
 describe('fetchHistory', () => {

@@ -1,0 +1,248 @@
+/**
+ * @jest-environment node
+ */
+import { nullTranslator } from '@jupyterlab/translation';
+
+import {
+  alertMessage,
+  alertMessages,
+  DEFAULT_ALERT_THRESHOLDS,
+  GpuAlerts,
+  IGpuAlert,
+  MAX_MESSAGE_LENGTH
+} from '../gpu/alerts';
+import { a100MigSnapshot, a5000At, driverNotLoadedSnapshot } from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * GPU 0's memory in use for a share of its 24564 MiB, in MiB.
+ */
+function mibAt(percent: number): number {
+  return Math.round((24564 * percent) / 100);
+}
+
+describe('GpuAlerts', () => {
+  it('raises one memory alert for GPU 0 of the capture (91.3 % in use), not for GPU 1', () => {
+    const alerts = new GpuAlerts();
+
+    const started = alerts.update(a5000At(1000));
+
+    expect(started).toHaveLength(1);
+    expect(started[0]).toMatchObject({
+      kind: 'memory',
+      gpuIndex: 0,
+      gpuName: 'NVIDIA RTX A5000'
+    });
+    expect(started[0].value).toBeCloseTo(91.34, 1);
+  });
+
+  it('alerts once per episode, re-arms when memory clears the threshold by the margin', () => {
+    const alerts = new GpuAlerts();
+    const kinds = (timestamp: number, percent: number): string[] =>
+      alerts
+        .update(a5000At(timestamp, { 0: { memory_used_mib: mibAt(percent) } }))
+        .map(alert => `${alert.kind}:${alert.gpuIndex}`);
+
+    expect(kinds(1, 95)).toEqual(['memory:0']);
+    expect(kinds(2, 96)).toEqual([]);
+    // Wobbling just under the threshold does not end the episode.
+    expect(kinds(3, 88)).toEqual([]);
+    expect(kinds(4, 91)).toEqual([]);
+    // Clearly under it does; the next crossing is a new episode.
+    expect(kinds(5, 80)).toEqual([]);
+    expect(kinds(6, 92)).toEqual(['memory:0']);
+  });
+
+  it('alerts on temperature above the threshold, per GPU', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false
+    });
+
+    expect(alerts.update(a5000At(1, { 1: { temperature_c: 84 } }))).toEqual([
+      expect.objectContaining({ kind: 'temperature', gpuIndex: 1, value: 84 })
+    ]);
+    expect(
+      alerts.update(
+        a5000At(2, { 0: { temperature_c: 81 }, 1: { temperature_c: 85 } })
+      )
+    ).toEqual([expect.objectContaining({ kind: 'temperature', gpuIndex: 0 })]);
+  });
+
+  it('alerts on low utilisation only after the set minutes while memory is held', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false
+    });
+    // Both A5000s of the capture: 0 % busy, holding 91 % and 70 %.
+    const lowAt = (timestamp: number): number[] =>
+      alerts.update(a5000At(timestamp)).map(alert => alert.gpuIndex);
+
+    for (let seconds = 0; seconds < 300; seconds += 30) {
+      expect(lowAt(1000 + seconds)).toEqual([]);
+    }
+    expect(lowAt(1000 + 300)).toEqual([0, 1]);
+    expect(lowAt(1000 + 330)).toEqual([]);
+  });
+
+  it('restarts the low-utilisation clock when the GPU gets busy or frees its memory', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false
+    });
+    const busy = { utilization_gpu: 95 };
+    const freed = { memory_used_mib: 300 };
+
+    alerts.update(a5000At(0));
+    alerts.update(a5000At(60));
+    alerts.update(a5000At(120, { 0: busy, 1: freed }));
+    for (let seconds = 180; seconds < 480; seconds += 60) {
+      expect(alerts.update(a5000At(seconds))).toEqual([]);
+    }
+    expect(alerts.update(a5000At(480)).map(alert => alert.gpuIndex)).toEqual([
+      0, 1
+    ]);
+  });
+
+  it('does not count time nobody watched towards low utilisation', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false
+    });
+
+    alerts.update(a5000At(0));
+    // The tab was in the background for an hour.
+    expect(alerts.update(a5000At(3600))).toEqual([]);
+    for (let seconds = 3660; seconds < 3900; seconds += 60) {
+      expect(alerts.update(a5000At(seconds))).toEqual([]);
+    }
+    expect(alerts.update(a5000At(3900))).toHaveLength(2);
+  });
+
+  it('ignores failed reads, repeated snapshots and GPUs without the reading', () => {
+    const alerts = new GpuAlerts();
+
+    expect(alerts.update(driverNotLoadedSnapshot())).toEqual([]);
+    expect(alerts.update(a5000At(5))).toHaveLength(1);
+    // The same snapshot again (a poll faster than the sampler).
+    expect(
+      alerts.update(a5000At(5, { 1: { memory_used_mib: 24000 } }))
+    ).toEqual([]);
+    // MIG: no utilisation, so no low-utilisation alert, and 50 MiB in use.
+    const mig = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      lowUtilizationMinutes: 0
+    });
+    expect(mig.update(a100MigSnapshot())).toEqual([]);
+  });
+
+  it('forgets the episodes of an alert switched off, and raises it again when switched on', () => {
+    const alerts = new GpuAlerts();
+    expect(alerts.enabled).toBe(true);
+    expect(alerts.update(a5000At(1))).toHaveLength(1);
+
+    alerts.thresholds = { ...DEFAULT_ALERT_THRESHOLDS, memoryEnabled: false };
+    expect(alerts.update(a5000At(2))).toEqual([]);
+
+    alerts.thresholds = DEFAULT_ALERT_THRESHOLDS;
+    expect(alerts.update(a5000At(3))).toHaveLength(1);
+
+    alerts.thresholds = {
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false,
+      temperatureEnabled: false,
+      lowUtilizationEnabled: false
+    };
+    expect(alerts.enabled).toBe(false);
+  });
+
+  it('alerts at once when a lowered threshold is already crossed', () => {
+    const alerts = new GpuAlerts();
+    alerts.update(a5000At(1));
+
+    alerts.thresholds = { ...DEFAULT_ALERT_THRESHOLDS, memoryPercent: 60 };
+
+    expect(alerts.update(a5000At(2)).map(alert => alert.gpuIndex)).toEqual([1]);
+  });
+});
+
+describe('alertMessage', () => {
+  const alert = (changes: Partial<IGpuAlert>): IGpuAlert => ({
+    kind: 'memory',
+    gpuIndex: 0,
+    gpuName: 'NVIDIA RTX A5000',
+    value: 91.34,
+    memoryUsedMiB: 22437,
+    ...changes
+  });
+
+  it('names the GPU, the reading and the threshold', () => {
+    expect(alertMessage([alert({})], DEFAULT_ALERT_THRESHOLDS, trans)).toBe(
+      'GPU 0 (NVIDIA RTX A5000): memory 91% full, above the 90% alert threshold.'
+    );
+    expect(
+      alertMessage(
+        [alert({ kind: 'temperature', value: 83.6 })],
+        DEFAULT_ALERT_THRESHOLDS,
+        trans
+      )
+    ).toBe('GPU 0 (NVIDIA RTX A5000): 84 °C, above the 80 °C alert threshold.');
+    expect(
+      alertMessage(
+        [alert({ kind: 'lowUtilization', value: 0 })],
+        DEFAULT_ALERT_THRESHOLDS,
+        trans
+      )
+    ).toBe(
+      'GPU 0 (NVIDIA RTX A5000): under 30% busy for 5 min while holding 21.9 GiB. Waiting on data?'
+    );
+  });
+
+  it('lists the GPUs of alerts that started together', () => {
+    expect(
+      alertMessage(
+        [alert({}), alert({ gpuIndex: 1 }), alert({ gpuIndex: 3 })],
+        DEFAULT_ALERT_THRESHOLDS,
+        trans
+      )
+    ).toBe('GPUs 0, 1, 3: memory above the 90% alert threshold.');
+  });
+
+  it('stays within 140 characters, dropping a long name first', () => {
+    const long = alert({
+      kind: 'lowUtilization',
+      gpuName: 'NVIDIA A100-SXM4-80GB '.repeat(4)
+    });
+    const message = alertMessage([long], DEFAULT_ALERT_THRESHOLDS, trans);
+    expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(message).toMatch(/^GPU 0: under 30% busy/);
+
+    const many = Array.from({ length: 64 }, (_, gpuIndex) =>
+      alert({ gpuIndex })
+    );
+    expect(
+      alertMessage(many, DEFAULT_ALERT_THRESHOLDS, trans).length
+    ).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+  });
+});
+
+describe('alertMessages', () => {
+  it('gives one message per kind of alert that started, naming its GPUs', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      lowUtilizationEnabled: false
+    });
+    const started = alerts.update(
+      a5000At(1, {
+        0: { temperature_c: 85 },
+        1: { temperature_c: 90, memory_used_mib: 24000 }
+      })
+    );
+
+    expect(alertMessages(started, alerts.thresholds, trans)).toEqual([
+      'GPUs 0, 1: memory above the 90% alert threshold.',
+      'GPUs 0, 1: above the 80 °C alert threshold.'
+    ]);
+  });
+});

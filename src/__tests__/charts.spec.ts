@@ -1,0 +1,168 @@
+/**
+ * @jest-environment node
+ */
+import { nullTranslator } from '@jupyterlab/translation';
+import type uPlot from 'uplot';
+
+import {
+  CHART_KINDS,
+  chartData,
+  chartOptions,
+  chartTheme,
+  chartWindow,
+  chartYMax,
+  IChartTheme,
+  SERIES_COLOR_VARIABLES,
+  seriesStyle
+} from '../gpu/charts';
+import { GpuHistoryBuffer } from '../gpu/history';
+import {
+  a100MigSnapshot,
+  a5000History,
+  a5000Snapshot,
+  repeatedHistory
+} from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+const THEME: IChartTheme = chartTheme(
+  name => `value of ${name}`,
+  '11px system-ui'
+);
+
+describe('chartData', () => {
+  it("hands uPlot the history's own columns, not copies", () => {
+    const buffer = new GpuHistoryBuffer();
+    buffer.append(a5000History());
+
+    const data = chartData(buffer, 'memory');
+
+    expect(data).toHaveLength(3);
+    expect(data[0]).toBe(buffer.timestamps);
+    expect(data[1]).toBe(buffer.gpus[0].values.memory_used_mib);
+    expect(data[2]).toBe(buffer.gpus[1].values.memory_used_mib);
+    expect(chartData(buffer, 'power')[2]).toBe(
+      buffer.gpus[1].values.power_draw_w
+    );
+  });
+
+  it('keeps null, which uPlot draws as a gap, where no reading was taken', () => {
+    const buffer = new GpuHistoryBuffer();
+    buffer.append(a5000History());
+
+    const utilization = chartData(buffer, 'utilization')[1] as (
+      number | null
+    )[];
+
+    expect(utilization.filter(value => value === null)).toHaveLength(1);
+    expect(utilization.some(value => Number.isNaN(value))).toBe(false);
+  });
+});
+
+describe('chartWindow', () => {
+  it('shows the last window of readings by setting the x scale', () => {
+    const buffer = new GpuHistoryBuffer();
+    expect(chartWindow(buffer, 60)).toBeNull();
+
+    buffer.append(repeatedHistory(1000, 600));
+
+    expect(chartWindow(buffer, 300)).toEqual({ min: 1599 - 300, max: 1599 });
+  });
+});
+
+describe('chartOptions', () => {
+  const gpus = [{ index: 0 }, { index: 1 }];
+
+  it('draws one line per GPU in the theme colours, labelled with its index', () => {
+    const options = chartOptions({
+      kind: 'utilization',
+      gpus,
+      theme: THEME,
+      yMax: 100,
+      trans
+    });
+
+    const series = options.series.slice(1);
+    expect(series.map(line => line.label)).toEqual(['GPU 0', 'GPU 1']);
+    expect(series.map(line => line.stroke)).toEqual([
+      'value of --jp-brand-color1',
+      'value of --jp-warn-color1'
+    ]);
+    expect(options.legend?.show).toBe(false);
+    expect(options.axes?.[0].stroke).toBe('value of --jp-ui-font-color2');
+    expect(options.axes?.[1].grid?.stroke).toBe('value of --jp-border-color2');
+    expect(options.axes?.[1].font).toBe('11px system-ui');
+  });
+
+  it('gives the y axis room up to the largest total, or the readings when higher', () => {
+    const options = chartOptions({
+      kind: 'power',
+      gpus,
+      theme: THEME,
+      yMax: 230,
+      trans
+    });
+    const range = options.scales?.y.range as uPlot.Range.Function;
+
+    expect(range({} as uPlot, 6.52, 13.59, 'y')).toEqual([0, 230]);
+    expect(range({} as uPlot, 6.52, 250, 'y')).toEqual([0, 250]);
+  });
+
+  it('labels the memory axis in GiB at steps that are whole GiB', () => {
+    const options = chartOptions({
+      kind: 'memory',
+      gpus,
+      theme: THEME,
+      yMax: 24564,
+      trans
+    });
+    const axis = options.axes![1];
+    const values = axis.values as (plot: uPlot, splits: number[]) => string[];
+
+    expect(values({} as uPlot, [0, 8192, 16384, 24576])).toEqual([
+      '0',
+      '8',
+      '16',
+      '24'
+    ]);
+    expect(axis.incrs).toContain(8 * 1024);
+  });
+
+  it('builds the options of every chart', () => {
+    for (const kind of CHART_KINDS) {
+      const options = chartOptions({
+        kind,
+        gpus,
+        theme: THEME,
+        yMax: null,
+        trans
+      });
+      expect(options.series).toHaveLength(3);
+    }
+  });
+});
+
+describe('seriesStyle', () => {
+  it('gives each GPU the same colour in every chart, dashed past the colours', () => {
+    const colors = SERIES_COLOR_VARIABLES.length;
+    expect(seriesStyle(0)).toEqual({
+      colorVariable: '--jp-brand-color1',
+      dash: null
+    });
+    expect(seriesStyle(colors).colorVariable).toBe('--jp-brand-color1');
+    expect(seriesStyle(colors).dash).not.toBeNull();
+    expect(seriesStyle(2 * colors).dash).not.toEqual(seriesStyle(colors).dash);
+  });
+});
+
+describe('chartYMax', () => {
+  it('tops percent and °C at 100, memory and power at the largest total', () => {
+    const snapshot = a5000Snapshot();
+    expect(chartYMax('utilization', snapshot)).toBe(100);
+    expect(chartYMax('temperature', null)).toBe(100);
+    expect(chartYMax('memory', snapshot)).toBe(24564);
+    expect(chartYMax('power', snapshot)).toBe(230);
+    expect(chartYMax('power', null)).toBeNull();
+    expect(chartYMax('memory', a100MigSnapshot())).toBe(81920);
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * REST payloads recorded from the server extension while it read real
+ * nvidia-smi captures of `../shared/fixtures/nvidia-smi` through the test
+ * suite's fake nvidia-smi (see ui-tests/jupyter_server_test_config.py):
+ *
+ * - `rtx-a5000-x2-snapshot.json`: `GET gpus`, replaying
+ *   `xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml` (two RTX A5000, one
+ *   llama-server process on both).
+ * - `rtx-a5000-x2-history-with-gap.json`: `GET gpus/history` of the same
+ *   server, sampling every second; nobody asked for 30 s in the middle, so
+ *   the sampler stopped and there is a gap of 10.9 s before the last four.
+ * - `driver-not-loaded-snapshot.json`: `GET gpus`, replaying
+ *   `errors/driver-not-loaded-couldnt-communicate.txt`.
+ * - `a100-mig-snapshot.json`: `jupyter-gpu-monitor snapshot --json --from
+ *   xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml` (MIG on).
+ */
+import { IGpuHistory, IGpuSnapshot } from '../tokens';
+
+import A100_MIG from './fixtures/a100-mig-snapshot.json';
+import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
+import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
+import A5000_SNAPSHOT from './fixtures/rtx-a5000-x2-snapshot.json';
+
+/**
+ * A deep copy of a recorded payload, so that a test cannot change another's.
+ */
+function copy<T>(payload: unknown): T {
+  return JSON.parse(JSON.stringify(payload)) as T;
+}
+
+/**
+ * Two RTX A5000: GPU 0 at 22437 / 24564 MiB (91.3 %), GPU 1 at 17253 MiB.
+ */
+export function a5000Snapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(A5000_SNAPSHOT);
+}
+
+/**
+ * 42 readings of the two RTX A5000, with a gap of 10.9 s before the last 4.
+ */
+export function a5000History(): IGpuHistory {
+  return copy<IGpuHistory>(A5000_HISTORY);
+}
+
+/**
+ * An A100 80GB with MIG on: four instances, no utilisation.
+ */
+export function a100MigSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(A100_MIG);
+}
+
+/**
+ * A server whose NVIDIA kernel module is not loaded.
+ */
+export function driverNotLoadedSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(DRIVER_NOT_LOADED);
+}
+
+/**
+ * The recorded snapshot with its timestamp and, per GPU index, readings
+ * replaced: how a test makes the A5000s busier, hotter or fuller.
+ */
+export function a5000At(
+  timestamp: number,
+  changes: { [gpuIndex: number]: Partial<IGpuSnapshot['gpus'][0]> } = {}
+): IGpuSnapshot {
+  const snapshot = a5000Snapshot();
+  snapshot.timestamp = timestamp;
+  snapshot.gpus = snapshot.gpus.map(gpu => ({
+    ...gpu,
+    ...changes[gpu.index]
+  }));
+  return snapshot;
+}
+
+/**
+ * `count` readings one `intervalSeconds` apart from `start` of `gpuCount`
+ * GPUs, each repeating GPU 0's recorded values: a history as long as a test
+ * needs, in the server's columnar form.
+ */
+export function repeatedHistory(
+  start: number,
+  count: number,
+  gpuCount = 2,
+  intervalSeconds = 1
+): IGpuHistory {
+  const recorded = a5000History();
+  const model = recorded.gpus[0];
+  const repeat = <T>(value: T): T[] => new Array<T>(count).fill(value);
+  return {
+    interval_seconds: intervalSeconds,
+    history_seconds: recorded.history_seconds,
+    timestamps: Array.from(
+      { length: count },
+      (_, i) => start + i * intervalSeconds
+    ),
+    gpus: Array.from({ length: gpuCount }, (_, index) => ({
+      index,
+      uuid: `GPU-${index}`,
+      name: model.name,
+      utilization_gpu: repeat(model.utilization_gpu[0]),
+      utilization_memory: repeat(model.utilization_memory[0]),
+      memory_used_mib: repeat(model.memory_used_mib[0]),
+      memory_total_mib: repeat(model.memory_total_mib[0]),
+      temperature_c: repeat(model.temperature_c[0]),
+      power_draw_w: repeat(model.power_draw_w[0]),
+      fan_speed_pct: repeat(model.fan_speed_pct[0]),
+      sm_clock_mhz: repeat(model.sm_clock_mhz[0])
+    }))
+  };
+}

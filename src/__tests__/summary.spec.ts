@@ -1,0 +1,50 @@
+/**
+ * @jest-environment node
+ */
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { summarize, summaryText, summaryTitle } from '../gpu/summary';
+import { a100MigSnapshot, a5000At, driverNotLoadedSnapshot } from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+describe('the status bar summary', () => {
+  it('shows the busiest GPU of the capture: both idle, GPU 0 fuller', () => {
+    const summary = summarize(a5000At(1), 'busiest');
+
+    expect(summary).toEqual({
+      gpuIndex: 0,
+      gpuCount: 2,
+      utilizationPercent: 0,
+      memoryUsedMiB: 22437,
+      memoryTotalMiB: 24564
+    });
+    expect(summaryText(summary!, trans)).toBe('GPU 0% · 21.9/24.0 GiB');
+    expect(summaryTitle(summary!, trans)).toMatch(/^GPU 0, the busiest of 2/);
+  });
+
+  it('prefers the GPU with the highest utilisation', () => {
+    const summary = summarize(
+      a5000At(1, { 1: { utilization_gpu: 37 } }),
+      'busiest'
+    );
+    expect(summaryText(summary!, trans)).toBe('GPU 37% · 16.8/24.0 GiB');
+  });
+
+  it('sums the memory of all GPUs and averages their utilisation', () => {
+    const summary = summarize(
+      a5000At(1, { 1: { utilization_gpu: 37 } }),
+      'sum'
+    );
+    expect(summary?.gpuIndex).toBeNull();
+    expect(summaryText(summary!, trans)).toBe('GPU 19% · 38.8/48.0 GiB');
+    expect(summaryTitle(summary!, trans)).toMatch(/of all 2 GPUs/);
+  });
+
+  it('says n/a where no GPU reports utilisation (MIG), and has nothing without GPUs', () => {
+    const mig = summarize(a100MigSnapshot(), 'sum');
+    expect(summaryText(mig!, trans)).toBe('GPU n/a · 0.0/80.0 GiB');
+    expect(summaryTitle(mig!, trans)).toMatch(/^GPU utilization and memory/);
+    expect(summarize(driverNotLoadedSnapshot(), 'busiest')).toBeNull();
+  });
+});

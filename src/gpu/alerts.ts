@@ -1,0 +1,468 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { IGpu, IGpuSnapshot } from '../tokens';
+import { formatMemory } from './units';
+
+/**
+ * What an alert is about.
+ *
+ * - `memory`: memory in use above a share of the total
+ * - `temperature`: the core above a temperature
+ * - `lowUtilization`: utilisation low for minutes while memory is held (a
+ *   GPU waiting on data, or a kernel that holds a GPU it no longer uses)
+ */
+export type GpuAlertKind = 'memory' | 'temperature' | 'lowUtilization';
+
+/**
+ * The alerts in the order they are checked and reported.
+ */
+export const ALERT_KINDS: readonly GpuAlertKind[] = [
+  'memory',
+  'temperature',
+  'lowUtilization'
+];
+
+/**
+ * When to raise alerts; the properties of the alerts plugin's settings.
+ */
+export interface IAlertThresholds {
+  /**
+   * Whether to alert on memory in use.
+   */
+  memoryEnabled: boolean;
+  /**
+   * Alert when memory in use goes above this share of the total, in percent.
+   */
+  memoryPercent: number;
+  /**
+   * Whether to alert on temperature.
+   */
+  temperatureEnabled: boolean;
+  /**
+   * Alert when the core goes above this temperature, in °C.
+   */
+  temperatureCelsius: number;
+  /**
+   * Whether to alert on low utilisation while memory is held.
+   */
+  lowUtilizationEnabled: boolean;
+  /**
+   * Utilisation below this, in percent, counts as low.
+   */
+  lowUtilizationPercent: number;
+  /**
+   * Alert when utilisation has been low this long, in minutes.
+   */
+  lowUtilizationMinutes: number;
+}
+
+/**
+ * The thresholds of the settings' defaults.
+ */
+export const DEFAULT_ALERT_THRESHOLDS: IAlertThresholds = {
+  memoryEnabled: true,
+  memoryPercent: 90,
+  temperatureEnabled: true,
+  temperatureCelsius: 80,
+  lowUtilizationEnabled: true,
+  lowUtilizationPercent: 30,
+  lowUtilizationMinutes: 5
+};
+
+/**
+ * A GPU holds memory when at least this share of it is in use, in percent:
+ * a desktop's display server holds a few percent, a framework's caching
+ * allocator far more.
+ */
+export const MEMORY_HELD_PERCENT = 10;
+
+/**
+ * A memory alert re-arms once memory in use is this many percentage points
+ * below its threshold, and a temperature alert once the core is this many
+ * degrees below: readings wobble, and a GPU hovering at the threshold must
+ * not notify on every wobble.
+ */
+export const REARM_MARGIN = 5;
+
+/**
+ * Readings further apart than this, in seconds, do not make one episode of
+ * low utilisation: what happened between them is unknown.
+ */
+export const MAX_OBSERVATION_GAP_SECONDS = 120;
+
+/**
+ * An alert that has just started.
+ */
+export interface IGpuAlert {
+  /**
+   * What it is about.
+   */
+  kind: GpuAlertKind;
+  /**
+   * The GPU's index.
+   */
+  gpuIndex: number;
+  /**
+   * The GPU's product name.
+   */
+  gpuName: string | null;
+  /**
+   * The reading that crossed the threshold: percent of memory, °C, or
+   * percent utilisation.
+   */
+  value: number;
+  /**
+   * The memory the GPU holds, in MiB.
+   */
+  memoryUsedMiB: number | null;
+}
+
+/**
+ * The alert state machine: per GPU and kind of alert, an episode starts when
+ * its condition holds (for low utilisation: for the set minutes), is reported
+ * once, and ends when the condition clears, which re-arms the alert.
+ */
+export class GpuAlerts {
+  /**
+   * Start with no episode under way.
+   */
+  constructor(thresholds: IAlertThresholds = DEFAULT_ALERT_THRESHOLDS) {
+    this._thresholds = thresholds;
+  }
+
+  /**
+   * The thresholds in force. A kind of alert that is switched off forgets its
+   * episodes: switched on again, it reports a condition that still holds.
+   */
+  get thresholds(): IAlertThresholds {
+    return this._thresholds;
+  }
+  set thresholds(thresholds: IAlertThresholds) {
+    this._thresholds = thresholds;
+    for (const state of this._states.values()) {
+      for (const kind of ALERT_KINDS) {
+        if (!Private.isEnabled(thresholds, kind)) {
+          state[kind] = { ...Private.IDLE };
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether any kind of alert is switched on.
+   */
+  get enabled(): boolean {
+    return ALERT_KINDS.some(kind => Private.isEnabled(this._thresholds, kind));
+  }
+
+  /**
+   * Check a snapshot; the alerts whose episode starts with it.
+   *
+   * A snapshot that failed, or that is not newer than the last one checked,
+   * changes nothing.
+   */
+  update(snapshot: IGpuSnapshot): IGpuAlert[] {
+    if (snapshot.error !== null || snapshot.timestamp <= this._lastTimestamp) {
+      return [];
+    }
+    this._lastTimestamp = snapshot.timestamp;
+    const started: IGpuAlert[] = [];
+    for (const gpu of snapshot.gpus) {
+      const key = gpu.uuid ?? `#${gpu.index}`;
+      let state = this._states.get(key);
+      if (!state) {
+        state = Private.idleState();
+        this._states.set(key, state);
+      }
+      for (const kind of ALERT_KINDS) {
+        if (!Private.isEnabled(this._thresholds, kind)) {
+          continue;
+        }
+        const value = Private.step(
+          state[kind],
+          kind,
+          gpu,
+          snapshot.timestamp,
+          this._thresholds
+        );
+        if (value !== null) {
+          started.push({
+            kind,
+            gpuIndex: gpu.index,
+            gpuName: gpu.name,
+            value,
+            memoryUsedMiB: gpu.memory_used_mib
+          });
+        }
+      }
+    }
+    return started;
+  }
+
+  private _thresholds: IAlertThresholds;
+  private _lastTimestamp = -Infinity;
+  private _states = new Map<string, Private.GpuState>();
+}
+
+/**
+ * The longest notification JupyterLab shows without cutting it.
+ */
+export const MAX_MESSAGE_LENGTH = 140;
+
+/**
+ * The notification text of alerts of one kind that started together: which
+ * GPUs, what was read and the threshold; at most
+ * {@link MAX_MESSAGE_LENGTH} characters.
+ */
+export function alertMessage(
+  alerts: readonly IGpuAlert[],
+  thresholds: IAlertThresholds,
+  trans: TranslationBundle
+): string {
+  const [first] = alerts;
+  const named =
+    alerts.length === 1 && first.gpuName
+      ? trans.__('GPU %1 (%2)', first.gpuIndex, first.gpuName)
+      : null;
+  const bare =
+    alerts.length === 1
+      ? trans.__('GPU %1', first.gpuIndex)
+      : trans.__('GPUs %1', alerts.map(alert => alert.gpuIndex).join(', '));
+  const candidates = [named, bare]
+    .filter((gpus): gpus is string => gpus !== null)
+    .map(gpus =>
+      Private.sentence(first, alerts.length, gpus, thresholds, trans)
+    );
+  const message =
+    candidates.find(text => text.length <= MAX_MESSAGE_LENGTH) ??
+    candidates[candidates.length - 1];
+  return message.length <= MAX_MESSAGE_LENGTH
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
+/**
+ * The notification texts of the alerts that started together: one per kind
+ * of alert, naming every GPU it concerns.
+ */
+export function alertMessages(
+  started: readonly IGpuAlert[],
+  thresholds: IAlertThresholds,
+  trans: TranslationBundle
+): string[] {
+  return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
+    .filter(alerts => alerts.length > 0)
+    .map(alerts => alertMessage(alerts, thresholds, trans));
+}
+
+/**
+ * File-local state and steps of the state machine.
+ */
+namespace Private {
+  /**
+   * Where one kind of alert of one GPU stands.
+   */
+  export interface IEpisode {
+    /**
+     * Whether an episode was reported and has not ended.
+     */
+    firing: boolean;
+    /**
+     * When the condition started to hold (low utilisation only).
+     */
+    since: number | null;
+    /**
+     * When the condition was last seen holding (low utilisation only).
+     */
+    seen: number | null;
+  }
+
+  /**
+   * The episodes of one GPU.
+   */
+  export type GpuState = { [K in GpuAlertKind]: IEpisode };
+
+  /**
+   * No episode under way.
+   */
+  export const IDLE: IEpisode = { firing: false, since: null, seen: null };
+
+  /**
+   * A GPU with no episode under way.
+   */
+  export function idleState(): GpuState {
+    return {
+      memory: { ...IDLE },
+      temperature: { ...IDLE },
+      lowUtilization: { ...IDLE }
+    };
+  }
+
+  /**
+   * Whether a kind of alert is switched on.
+   */
+  export function isEnabled(
+    thresholds: IAlertThresholds,
+    kind: GpuAlertKind
+  ): boolean {
+    switch (kind) {
+      case 'memory':
+        return thresholds.memoryEnabled;
+      case 'temperature':
+        return thresholds.temperatureEnabled;
+      case 'lowUtilization':
+        return thresholds.lowUtilizationEnabled;
+    }
+  }
+
+  /**
+   * Advance one episode with a GPU's reading; the reading when an episode
+   * starts, null otherwise.
+   */
+  export function step(
+    episode: IEpisode,
+    kind: GpuAlertKind,
+    gpu: IGpu,
+    timestamp: number,
+    thresholds: IAlertThresholds
+  ): number | null {
+    const memory = memoryPercent(gpu);
+    switch (kind) {
+      case 'memory':
+        return crossing(episode, memory, thresholds.memoryPercent);
+      case 'temperature':
+        return crossing(
+          episode,
+          gpu.temperature_c,
+          thresholds.temperatureCelsius
+        );
+      case 'lowUtilization':
+        return lowUtilization(episode, gpu, memory, timestamp, thresholds);
+    }
+  }
+
+  /**
+   * An episode of a reading above a threshold, which ends
+   * {@link REARM_MARGIN} below it. An unknown reading changes nothing.
+   */
+  function crossing(
+    episode: IEpisode,
+    value: number | null,
+    threshold: number
+  ): number | null {
+    if (value === null) {
+      return null;
+    }
+    if (!episode.firing && value > threshold) {
+      episode.firing = true;
+      return value;
+    }
+    if (episode.firing && value <= threshold - REARM_MARGIN) {
+      episode.firing = false;
+    }
+    return null;
+  }
+
+  /**
+   * An episode of low utilisation while memory is held, reported once it
+   * has lasted the set minutes.
+   */
+  function lowUtilization(
+    episode: IEpisode,
+    gpu: IGpu,
+    memory: number | null,
+    timestamp: number,
+    thresholds: IAlertThresholds
+  ): number | null {
+    const utilization = gpu.utilization_gpu;
+    const holds =
+      utilization !== null &&
+      utilization < thresholds.lowUtilizationPercent &&
+      memory !== null &&
+      memory >= MEMORY_HELD_PERCENT;
+    if (!holds) {
+      Object.assign(episode, IDLE);
+      return null;
+    }
+    const unobserved =
+      episode.seen === null ||
+      timestamp - episode.seen > MAX_OBSERVATION_GAP_SECONDS;
+    if (unobserved && !episode.firing) {
+      episode.since = timestamp;
+    }
+    episode.seen = timestamp;
+    if (
+      !episode.firing &&
+      timestamp - (episode.since ?? timestamp) >=
+        thresholds.lowUtilizationMinutes * 60
+    ) {
+      episode.firing = true;
+      return utilization;
+    }
+    return null;
+  }
+
+  /**
+   * The share of a GPU's memory in use, in percent; null when unknown.
+   */
+  function memoryPercent(gpu: IGpu): number | null {
+    return gpu.memory_used_mib === null || !gpu.memory_total_mib
+      ? null
+      : (gpu.memory_used_mib / gpu.memory_total_mib) * 100;
+  }
+
+  /**
+   * The notification sentence of alerts of one kind.
+   */
+  export function sentence(
+    first: IGpuAlert,
+    count: number,
+    gpus: string,
+    thresholds: IAlertThresholds,
+    trans: TranslationBundle
+  ): string {
+    switch (first.kind) {
+      case 'memory':
+        return count === 1
+          ? trans.__(
+              '%1: memory %2% full, above the %3% alert threshold.',
+              gpus,
+              Math.round(first.value),
+              thresholds.memoryPercent
+            )
+          : trans.__(
+              '%1: memory above the %2% alert threshold.',
+              gpus,
+              thresholds.memoryPercent
+            );
+      case 'temperature':
+        return count === 1
+          ? trans.__(
+              '%1: %2 °C, above the %3 °C alert threshold.',
+              gpus,
+              Math.round(first.value),
+              thresholds.temperatureCelsius
+            )
+          : trans.__(
+              '%1: above the %2 °C alert threshold.',
+              gpus,
+              thresholds.temperatureCelsius
+            );
+      case 'lowUtilization':
+        return count === 1 && first.memoryUsedMiB !== null
+          ? trans.__(
+              '%1: under %2% busy for %3 min while holding %4. Waiting on data?',
+              gpus,
+              thresholds.lowUtilizationPercent,
+              thresholds.lowUtilizationMinutes,
+              formatMemory(first.memoryUsedMiB, trans)
+            )
+          : trans.__(
+              '%1: under %2% busy for %3 min while holding memory. Waiting on data?',
+              gpus,
+              thresholds.lowUtilizationPercent,
+              thresholds.lowUtilizationMinutes
+            );
+    }
+  }
+}

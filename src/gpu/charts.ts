@@ -1,0 +1,267 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import type uPlot from 'uplot';
+
+import { GpuSeriesField, IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { MIB_PER_GIB } from './units';
+
+/**
+ * The charts of the panel.
+ */
+export type ChartKind = 'utilization' | 'memory' | 'temperature' | 'power';
+
+/**
+ * The charts in the order the panel shows them.
+ */
+export const CHART_KINDS: readonly ChartKind[] = [
+  'utilization',
+  'memory',
+  'temperature',
+  'power'
+];
+
+/**
+ * The measurement each chart draws.
+ */
+export const CHART_FIELDS: { readonly [K in ChartKind]: GpuSeriesField } = {
+  utilization: 'utilization_gpu',
+  memory: 'memory_used_mib',
+  temperature: 'temperature_c',
+  power: 'power_draw_w'
+};
+
+/**
+ * The theme variables GPU lines are drawn in, GPU 0 first; with more GPUs
+ * than colours, the colours repeat dashed, then dotted.
+ */
+export const SERIES_COLOR_VARIABLES: readonly string[] = [
+  '--jp-brand-color1',
+  '--jp-warn-color1',
+  '--jp-accent-color1',
+  '--jp-error-color1',
+  '--jp-info-color1'
+];
+
+/**
+ * The dash patterns of the lines, in CSS pixels: solid, dashed, dotted.
+ */
+const SERIES_DASHES: readonly (number[] | null)[] = [null, [6, 3], [2, 2]];
+
+/**
+ * How a GPU's line is drawn.
+ */
+export interface ISeriesStyle {
+  /**
+   * The theme variable of its colour.
+   */
+  colorVariable: string;
+  /**
+   * Its dash pattern; null when solid.
+   */
+  dash: number[] | null;
+}
+
+/**
+ * How the line of the GPU with this index is drawn, the same in every chart.
+ */
+export function seriesStyle(gpuIndex: number): ISeriesStyle {
+  const colors = SERIES_COLOR_VARIABLES.length;
+  return {
+    colorVariable: SERIES_COLOR_VARIABLES[gpuIndex % colors],
+    dash: SERIES_DASHES[Math.floor(gpuIndex / colors) % SERIES_DASHES.length]
+  };
+}
+
+/**
+ * The colours and font of the charts, as the theme sets them.
+ */
+export interface IChartTheme {
+  /**
+   * The value of each of {@link SERIES_COLOR_VARIABLES}.
+   */
+  seriesColors: string[];
+  /**
+   * The colour of the axes' labels.
+   */
+  axisColor: string;
+  /**
+   * The colour of the grid and ticks.
+   */
+  gridColor: string;
+  /**
+   * The CSS font of the axes' labels.
+   */
+  font: string;
+}
+
+/**
+ * The chart theme from the values of the `--jp-*` variables.
+ *
+ * @param readVariable - the value of a CSS variable where the chart is
+ * @param font - the CSS font where the chart is
+ */
+export function chartTheme(
+  readVariable: (name: string) => string,
+  font: string
+): IChartTheme {
+  return {
+    seriesColors: SERIES_COLOR_VARIABLES.map(readVariable),
+    axisColor: readVariable('--jp-ui-font-color2'),
+    gridColor: readVariable('--jp-border-color2'),
+    font
+  };
+}
+
+/**
+ * A GPU drawn in a chart.
+ */
+export interface IChartGpu {
+  /**
+   * The GPU index.
+   */
+  index: number;
+}
+
+/**
+ * What a chart's options are built from.
+ */
+export interface IChartOptionsSource {
+  /**
+   * The chart.
+   */
+  kind: ChartKind;
+  /**
+   * The GPUs drawn, in the order of the history's columns.
+   */
+  gpus: readonly IChartGpu[];
+  /**
+   * The theme's colours and font.
+   */
+  theme: IChartTheme;
+  /**
+   * The top of the y axis at least: 100 for percent and °C, the largest
+   * memory total or power limit; null to follow the readings.
+   */
+  yMax: number | null;
+  /**
+   * The translation bundle of the extension's domain.
+   */
+  trans: TranslationBundle;
+}
+
+/**
+ * The uPlot options of a chart, less its size. The legend is drawn outside
+ * uPlot; memory is drawn in MiB, as it is kept, with GiB on the axis.
+ */
+export function chartOptions(
+  source: IChartOptionsSource
+): Omit<uPlot.Options, 'width' | 'height'> {
+  const { kind, gpus, theme, yMax, trans } = source;
+  const axis = {
+    stroke: theme.axisColor,
+    font: theme.font,
+    grid: { stroke: theme.gridColor, width: 1 },
+    ticks: { stroke: theme.gridColor, width: 1 }
+  };
+  const colors = theme.seriesColors;
+  return {
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      x: { time: true },
+      y: {
+        range: (plot, min, max) => [0, Math.max(yMax ?? 0, max ?? 0, 1)]
+      }
+    },
+    axes: [
+      axis,
+      {
+        ...axis,
+        size: 40,
+        ...(kind === 'memory'
+          ? {
+              incrs: MEMORY_AXIS_GIB.map(gib => gib * MIB_PER_GIB),
+              values: (plot: uPlot, splits: number[]) =>
+                splits.map(mib => `${mib / MIB_PER_GIB}`)
+            }
+          : {})
+      }
+    ],
+    series: [
+      {},
+      ...gpus.map(gpu => {
+        const style = seriesStyle(gpu.index);
+        return {
+          label: trans.__('GPU %1', gpu.index),
+          stroke: colors[gpu.index % colors.length],
+          width: 1.5,
+          points: { show: false },
+          ...(style.dash ? { dash: style.dash } : {})
+        };
+      })
+    ]
+  };
+}
+
+/**
+ * The steps of the memory axis, in GiB.
+ */
+const MEMORY_AXIS_GIB = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/**
+ * The least top of a chart's y axis, from the snapshot: 100 for percent and
+ * °C, the largest memory total or power limit; null when unknown.
+ */
+export function chartYMax(
+  kind: ChartKind,
+  snapshot: IGpuSnapshot | null
+): number | null {
+  const largest = (values: (number | null)[]): number | null => {
+    const known = values.filter((value): value is number => value !== null);
+    return known.length === 0 ? null : Math.max(...known);
+  };
+  switch (kind) {
+    case 'utilization':
+    case 'temperature':
+      return 100;
+    case 'memory':
+      return largest(snapshot?.gpus.map(gpu => gpu.memory_total_mib) ?? []);
+    case 'power':
+      return largest(snapshot?.gpus.map(gpu => gpu.power_limit_w) ?? []);
+  }
+}
+
+/**
+ * A chart's data: the history's own columns, not copies. uPlot only reads
+ * them, so appending a reading costs nothing here however long they are.
+ */
+export function chartData(
+  history: IGpuTimeSeries,
+  kind: ChartKind
+): uPlot.AlignedData {
+  const field = CHART_FIELDS[kind];
+  return [
+    history.timestamps,
+    ...history.gpus.map(gpu => gpu.values[field])
+  ] as uPlot.AlignedData;
+}
+
+/**
+ * The span of the x axis that shows the last `windowSeconds` of readings,
+ * in seconds since the epoch; null when there is no reading.
+ */
+export function chartWindow(
+  history: IGpuTimeSeries,
+  windowSeconds: number
+): { min: number; max: number } | null {
+  const { timestamps } = history;
+  if (timestamps.length === 0) {
+    return null;
+  }
+  const max = timestamps[timestamps.length - 1];
+  return { min: max - windowSeconds, max };
+}
+
+/**
+ * The spans the charts can show, in seconds: 1 min, 5 min, 15 min, 1 h.
+ */
+export const WINDOW_SECONDS: readonly number[] = [60, 300, 900, 3600];

@@ -1,0 +1,70 @@
+import { ServerConnection } from '@jupyterlab/services';
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { IRequestFailure } from '../tokens';
+
+/**
+ * What a failed request to the server extension means.
+ *
+ * @param error - what the request threw
+ * @param timedOut - whether the request was aborted for taking too long
+ */
+export function classifyFailure(
+  error: unknown,
+  timedOut = false
+): IRequestFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (timedOut) {
+    return { kind: 'timeout', message, status: null };
+  }
+  if (error instanceof ServerConnection.ResponseError) {
+    const status = error.response.status;
+    return { kind: status === 404 ? 'not_enabled' : 'server', message, status };
+  }
+  return { kind: 'network', message, status: null };
+}
+
+/**
+ * A failed request told for a person: what happened and what to do.
+ */
+export function describeFailure(
+  failure: IRequestFailure,
+  trans: TranslationBundle
+): { message: string; hint: string } {
+  switch (failure.kind) {
+    case 'not_enabled':
+      return {
+        message: trans.__(
+          'The GPU monitor server extension is not enabled on this Jupyter server.'
+        ),
+        hint: trans.__(
+          'Run "jupyter server extension enable jupyterlab_gpu_monitor" and restart the server.'
+        )
+      };
+    case 'server':
+      return {
+        message: trans.__(
+          'The server could not read the GPUs (error %1): %2',
+          failure.status ?? '',
+          failure.message
+        ),
+        hint: trans.__(
+          'The Jupyter server log says more. The monitor tries again by itself.'
+        )
+      };
+    case 'network':
+      return {
+        message: trans.__('The Jupyter server cannot be reached.'),
+        hint: trans.__(
+          'Check that the server is still running and the network is up. The monitor tries again by itself.'
+        )
+      };
+    case 'timeout':
+      return {
+        message: trans.__('The Jupyter server did not answer in time.'),
+        hint: trans.__(
+          'The server may be overloaded. The monitor tries again by itself.'
+        )
+      };
+  }
+}

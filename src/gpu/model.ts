@@ -1,0 +1,245 @@
+import { ServerConnection } from '@jupyterlab/services';
+import { DisposableDelegate, IDisposable } from '@lumino/disposable';
+import { IPoll, Poll } from '@lumino/polling';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import { fetchHistory, fetchSnapshot } from '../api';
+import {
+  IGpuMonitorModel,
+  IGpuSnapshot,
+  IGpuTimeSeries,
+  IKernelGpus,
+  IRequestFailure
+} from '../tokens';
+import { classifyFailure } from './failure';
+import { GpuHistoryBuffer } from './history';
+
+/**
+ * Polls the server extension for the latest snapshot and, while a chart is
+ * shown, for the readings taken since the last one it has.
+ *
+ * It asks nothing while nobody watches or the browser tab is hidden; a
+ * watcher that comes back gets the readings it missed, as far back as the
+ * server keeps them, with a gap where the server did not read the GPUs.
+ */
+export class GpuModel implements IGpuMonitorModel {
+  /**
+   * Create a model; it polls once something watches it.
+   */
+  constructor(options: GpuModel.IOptions) {
+    this._serverSettings = options.serverSettings;
+    this._requestTimeoutMs = (options.requestTimeoutSeconds ?? 20) * 1000;
+    this._refreshIntervalSeconds = options.refreshIntervalSeconds ?? 1;
+    this._poll = new Poll({
+      name: 'jupyterlab-gpu-monitor:model',
+      factory: () => this._tick(),
+      frequency: Private.frequency(this._refreshIntervalSeconds),
+      standby: () => this._watchers.size === 0 || 'when-hidden'
+    });
+  }
+
+  /**
+   * The latest snapshot; null before the first answer.
+   */
+  get snapshot(): IGpuSnapshot | null {
+    return this._snapshot;
+  }
+
+  /**
+   * Why the latest request failed; null when it succeeded.
+   */
+  get failure(): IRequestFailure | null {
+    return this._failure;
+  }
+
+  /**
+   * The readings kept for the charts.
+   */
+  get history(): IGpuTimeSeries {
+    return this._history;
+  }
+
+  /**
+   * Emitted when the snapshot, the failure or the kernel's GPUs change.
+   */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  /**
+   * Emitted when readings were added to the history.
+   */
+  get historyChanged(): ISignal<this, void> {
+    return this._historyChanged;
+  }
+
+  /**
+   * How often the model asks the server while someone watches, in seconds.
+   */
+  get refreshIntervalSeconds(): number {
+    return this._refreshIntervalSeconds;
+  }
+  set refreshIntervalSeconds(seconds: number) {
+    this._refreshIntervalSeconds = seconds;
+    this._poll.frequency = Private.frequency(seconds);
+  }
+
+  /**
+   * The GPUs the current notebook's kernel can see; null when unknown.
+   */
+  get kernelGpus(): IKernelGpus | null {
+    return this._kernelGpus;
+  }
+  set kernelGpus(gpus: IKernelGpus | null) {
+    this._kernelGpus = gpus;
+    this._changed.emit();
+  }
+
+  /**
+   * Whether the model is disposed.
+   */
+  get isDisposed(): boolean {
+    return this._poll.isDisposed;
+  }
+
+  /**
+   * Ask the model to poll until the returned disposable is disposed. A new
+   * watcher, or the first that shows the history, is answered at once.
+   */
+  watch(options: IGpuMonitorModel.IWatchOptions = {}): IDisposable {
+    const watcher = { history: options.history ?? false };
+    const answerNow =
+      this._watchers.size === 0 || (watcher.history && !this._wantsHistory);
+    this._watchers.add(watcher);
+    if (answerNow) {
+      void this._poll.refresh();
+    }
+    return new DisposableDelegate(() => {
+      this._watchers.delete(watcher);
+    });
+  }
+
+  /**
+   * Ask the server now, unless nobody watches or the tab is hidden; resolves
+   * once the answer is in the model.
+   */
+  async refresh(): Promise<void> {
+    await this._poll.refresh();
+    await this._poll.tick;
+  }
+
+  /**
+   * Stop polling and disconnect every signal.
+   */
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._poll.dispose();
+    Signal.clearData(this);
+  }
+
+  /**
+   * Whether a watcher shows the history.
+   */
+  private get _wantsHistory(): boolean {
+    return [...this._watchers].some(watcher => watcher.history);
+  }
+
+  /**
+   * One poll: never two requests at once, whatever asks for a refresh.
+   */
+  private _tick(): Promise<void> {
+    if (this._pending === null) {
+      this._pending = this._fetch().finally(() => {
+        this._pending = null;
+      });
+    }
+    return this._pending;
+  }
+
+  /**
+   * Ask for the snapshot and, when wanted, the new readings; keep what
+   * comes back, or why nothing did. Rejects on failure, so that the poll
+   * backs off.
+   */
+  private async _fetch(): Promise<void> {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this._requestTimeoutMs);
+    const init = { signal: abort.signal };
+    try {
+      const [snapshot, history] = await Promise.all([
+        fetchSnapshot(this._serverSettings, init),
+        this._wantsHistory
+          ? fetchHistory(
+              this._serverSettings,
+              this._history.lastTimestamp ?? undefined,
+              init
+            )
+          : null
+      ]);
+      this._snapshot = snapshot;
+      this._failure = null;
+      if (history !== null && this._history.append(history)) {
+        this._historyChanged.emit();
+      }
+      this._changed.emit();
+    } catch (error) {
+      this._failure = classifyFailure(error, abort.signal.aborted);
+      this._changed.emit();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private _serverSettings: ServerConnection.ISettings;
+  private _requestTimeoutMs: number;
+  private _refreshIntervalSeconds: number;
+  private _poll: Poll;
+  private _pending: Promise<void> | null = null;
+  private _watchers = new Set<{ history: boolean }>();
+  private _snapshot: IGpuSnapshot | null = null;
+  private _failure: IRequestFailure | null = null;
+  private _history = new GpuHistoryBuffer();
+  private _kernelGpus: IKernelGpus | null = null;
+  private _changed = new Signal<this, void>(this);
+  private _historyChanged = new Signal<this, void>(this);
+}
+
+/**
+ * The types of {@link GpuModel}.
+ */
+export namespace GpuModel {
+  /**
+   * How to reach the server and how often to ask it.
+   */
+  export interface IOptions {
+    /**
+     * The connection settings of the Jupyter server.
+     */
+    serverSettings: ServerConnection.ISettings;
+    /**
+     * How often to ask while someone watches, in seconds.
+     */
+    refreshIntervalSeconds?: number;
+    /**
+     * How long a request may take before it counts as failed, in seconds.
+     */
+    requestTimeoutSeconds?: number;
+  }
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The poll frequency for a refresh interval: after failures it backs off
+   * to at most 30 s (or the interval, when longer).
+   */
+  export function frequency(intervalSeconds: number): IPoll.Frequency {
+    const interval = intervalSeconds * 1000;
+    return { interval, backoff: true, max: Math.max(30 * 1000, interval) };
+  }
+}

@@ -1,0 +1,150 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { IGpu, IGpuSnapshot } from '../tokens';
+import { gib } from './units';
+
+/**
+ * What the status bar item sums up: the busiest GPU, or all GPUs together.
+ */
+export type SummaryMode = 'busiest' | 'sum';
+
+/**
+ * The figures of the status bar item.
+ */
+export interface IGpuSummary {
+  /**
+   * The GPU summed up; null when it is all of them.
+   */
+  gpuIndex: number | null;
+  /**
+   * How many GPUs the server reports.
+   */
+  gpuCount: number;
+  /**
+   * Utilisation in percent: the GPU's, or the mean of all GPUs; null when
+   * no GPU reports it (e.g. under MIG).
+   */
+  utilizationPercent: number | null;
+  /**
+   * Memory in use, in MiB.
+   */
+  memoryUsedMiB: number;
+  /**
+   * Total memory, in MiB.
+   */
+  memoryTotalMiB: number;
+}
+
+/**
+ * Sum up a snapshot for the status bar; null when it has no GPU.
+ *
+ * The busiest GPU is the one with the highest utilisation, and among equals
+ * the one with the largest share of its memory in use.
+ */
+export function summarize(
+  snapshot: IGpuSnapshot,
+  mode: SummaryMode
+): IGpuSummary | null {
+  const gpus = snapshot.gpus;
+  if (gpus.length === 0) {
+    return null;
+  }
+  if (mode === 'busiest') {
+    const busiest = gpus.reduce((best, gpu) =>
+      Private.compareLoad(gpu, best) > 0 ? gpu : best
+    );
+    return {
+      gpuIndex: busiest.index,
+      gpuCount: gpus.length,
+      utilizationPercent: busiest.utilization_gpu,
+      memoryUsedMiB: busiest.memory_used_mib ?? 0,
+      memoryTotalMiB: busiest.memory_total_mib ?? 0
+    };
+  }
+  const utilizations = gpus
+    .map(gpu => gpu.utilization_gpu)
+    .filter((value): value is number => value !== null);
+  return {
+    gpuIndex: null,
+    gpuCount: gpus.length,
+    utilizationPercent:
+      utilizations.length === 0
+        ? null
+        : utilizations.reduce((sum, value) => sum + value, 0) /
+          utilizations.length,
+    memoryUsedMiB: gpus.reduce(
+      (sum, gpu) => sum + (gpu.memory_used_mib ?? 0),
+      0
+    ),
+    memoryTotalMiB: gpus.reduce(
+      (sum, gpu) => sum + (gpu.memory_total_mib ?? 0),
+      0
+    )
+  };
+}
+
+/**
+ * The compact text of the status bar item: "GPU 37% · 12.3/80.0 GiB".
+ */
+export function summaryText(
+  summary: IGpuSummary,
+  trans: TranslationBundle
+): string {
+  const memory = `${gib(summary.memoryUsedMiB)}/${gib(summary.memoryTotalMiB)}`;
+  return summary.utilizationPercent === null
+    ? trans.__('GPU n/a · %1 GiB', memory)
+    : trans.__(
+        'GPU %1% · %2 GiB',
+        Math.round(summary.utilizationPercent),
+        memory
+      );
+}
+
+/**
+ * The tooltip of the status bar item: which GPU the text is about.
+ */
+export function summaryTitle(
+  summary: IGpuSummary,
+  trans: TranslationBundle
+): string {
+  const click = trans.__('Click to open the GPU Monitor.');
+  if (summary.gpuCount === 1) {
+    return `${trans.__('GPU utilization and memory in use.')} ${click}`;
+  }
+  const what =
+    summary.gpuIndex === null
+      ? trans.__(
+          'Mean utilization and total memory in use of all %1 GPUs.',
+          summary.gpuCount
+        )
+      : trans.__(
+          'GPU %1, the busiest of %2: utilization and memory in use.',
+          summary.gpuIndex,
+          summary.gpuCount
+        );
+  return `${what} ${click}`;
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * Positive when `a` is busier than `b`.
+   */
+  export function compareLoad(a: IGpu, b: IGpu): number {
+    const byUtilization = (a.utilization_gpu ?? -1) - (b.utilization_gpu ?? -1);
+    return byUtilization !== 0
+      ? byUtilization
+      : memoryShare(a) - memoryShare(b);
+  }
+
+  /**
+   * The share of a GPU's memory in use, from 0 to 1.
+   */
+  function memoryShare(gpu: IGpu): number {
+    return gpu.memory_total_mib
+      ? (gpu.memory_used_mib ?? 0) / gpu.memory_total_mib
+      : 0;
+  }
+}

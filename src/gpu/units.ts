@@ -1,0 +1,109 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { GpuSeriesField } from '../tokens';
+
+/**
+ * MiB in a GiB.
+ */
+export const MIB_PER_GIB = 1024;
+
+/**
+ * MiB as GiB with one decimal, without the unit: 24564 -> "24.0".
+ */
+export function gib(mib: number): string {
+  return (mib / MIB_PER_GIB).toFixed(1);
+}
+
+/**
+ * Memory in use out of a total, in GiB: "21.9 / 24.0 GiB".
+ */
+export function formatMemoryOf(
+  usedMiB: number,
+  totalMiB: number,
+  trans: TranslationBundle
+): string {
+  return trans.__('%1 / %2 GiB', gib(usedMiB), gib(totalMiB));
+}
+
+/**
+ * An amount of memory in GiB with one decimal, or in MiB below one GiB.
+ */
+export function formatMemory(mib: number, trans: TranslationBundle): string {
+  return mib < MIB_PER_GIB
+    ? trans.__('%1 MiB', Math.round(mib))
+    : trans.__('%1 GiB', gib(mib));
+}
+
+/**
+ * A share in percent, rounded: "37 %".
+ */
+export function formatPercent(
+  percent: number,
+  trans: TranslationBundle
+): string {
+  return trans.__('%1 %', Math.round(percent));
+}
+
+/**
+ * A temperature, rounded: "13 °C".
+ */
+export function formatCelsius(
+  celsius: number,
+  trans: TranslationBundle
+): string {
+  return trans.__('%1 °C', Math.round(celsius));
+}
+
+/**
+ * A power in watts, with one decimal below 100 W: "6.5 W", "230 W".
+ */
+export function formatWatts(watts: number, trans: TranslationBundle): string {
+  return trans.__('%1 W', Private.watts(watts));
+}
+
+/**
+ * A power draw out of a limit: "6.5 / 230 W".
+ */
+export function formatWattsOf(
+  drawWatts: number,
+  limitWatts: number,
+  trans: TranslationBundle
+): string {
+  return trans.__(
+    '%1 / %2 W',
+    Private.watts(drawWatts),
+    Private.watts(limitWatts)
+  );
+}
+
+/**
+ * A reading of one of the charted measurements, with its unit.
+ */
+export function formatReading(
+  field: GpuSeriesField,
+  value: number,
+  trans: TranslationBundle
+): string {
+  switch (field) {
+    case 'utilization_gpu':
+      return formatPercent(value, trans);
+    case 'memory_used_mib':
+      return trans.__('%1 GiB', gib(value));
+    case 'temperature_c':
+      return formatCelsius(value, trans);
+    case 'power_draw_w':
+      return formatWatts(value, trans);
+  }
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * Watts with one decimal below 100 W, none above.
+   */
+  export function watts(watts: number): string {
+    return watts.toFixed(watts < 100 ? 1 : 0);
+  }
+}
