@@ -66,4 +66,5 @@ test-ui: install system-deps
 bench: install
 	python bench/sampler.py
 	python bench/join.py
+	python bench/envs.py
 	python bench/metrics.py
