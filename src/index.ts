@@ -1,10 +1,20 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
+import { alertsPlugin } from './plugins/alerts';
+import { modelPlugin } from './plugins/model';
+import { panelPlugin } from './plugins/panel';
 import { serverStatusPlugin } from './plugins/serverStatus';
+import { statusBarPlugin } from './plugins/statusBar';
 
 /**
  * The plugins of the GPU monitor extension.
  */
-const plugins: JupyterFrontEndPlugin<any>[] = [serverStatusPlugin];
+const plugins: JupyterFrontEndPlugin<any>[] = [
+  modelPlugin,
+  panelPlugin,
+  statusBarPlugin,
+  alertsPlugin,
+  serverStatusPlugin
+];
 
 export default plugins;

@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { IServerStatus } from '../tokens';
+import { MonitorMessage } from './MonitorMessage';
 
 /**
  * The properties of {@link ServerStatus}.
@@ -31,10 +32,10 @@ export function ServerStatus(props: ServerStatus.IProps): React.ReactElement {
   return (
     <div className="jp-GpuMonitor-serverStatus">
       {status.error && (
-        <div className="jp-GpuMonitor-serverError" role="alert">
-          <p className="jp-GpuMonitor-errorMessage">{status.error.message}</p>
-          <p className="jp-GpuMonitor-errorHint">{status.error.hint}</p>
-        </div>
+        <MonitorMessage
+          message={status.error.message}
+          hint={status.error.hint}
+        />
       )}
       <dl className="jp-GpuMonitor-statusFacts">
         <dt>{trans.__('Source in use')}</dt>

@@ -8,12 +8,12 @@ import {
   showDialog,
   showErrorMessage
 } from '@jupyterlab/apputils';
-import { ServerConnection } from '@jupyterlab/services';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { fetchStatus } from '../api';
 import { ServerStatus } from '../components/ServerStatus';
+import { classifyFailure, describeFailure } from '../gpu/failure';
 import { CommandIDs, IServerStatus, TRANSLATION_DOMAIN } from '../tokens';
 
 /**
@@ -46,15 +46,12 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
         } catch (error) {
           // A 404 means the server extension is not loaded, which its own
           // message ("Not Found") does not tell.
-          const notLoaded =
-            error instanceof ServerConnection.ResponseError &&
-            error.response.status === 404;
+          const failure = classifyFailure(error);
+          const { message, hint } = describeFailure(failure, trans);
           await showErrorMessage(
             title,
-            notLoaded
-              ? trans.__(
-                  'The GPU monitor server extension is not enabled on this Jupyter server. Run "jupyter server extension enable jupyterlab_gpu_monitor" and restart the server.'
-                )
+            failure.kind === 'not_enabled'
+              ? `${message} ${hint}`
               : (error as Error)
           );
           return;

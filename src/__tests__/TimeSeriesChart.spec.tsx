@@ -1,0 +1,155 @@
+import { act, render } from '@testing-library/react';
+import * as React from 'react';
+import type uPlot from 'uplot';
+
+import { TimeSeriesChart } from '../components/TimeSeriesChart';
+
+/**
+ * What the fake uPlot was asked, per chart created.
+ */
+const charts: {
+  options: uPlot.Options;
+  calls: string[];
+  setSize: jest.Mock;
+}[] = [];
+
+jest.mock('uplot', () => {
+  return jest.fn().mockImplementation((options: uPlot.Options) => {
+    const chart = {
+      options,
+      calls: [] as string[],
+      setSize: jest.fn()
+    };
+    charts.push(chart);
+    return {
+      batch: (fn: () => void) => fn(),
+      setData: () => chart.calls.push('setData'),
+      setScale: (key: string, range: { min: number; max: number }) =>
+        chart.calls.push(`setScale ${key} ${range.min}-${range.max}`),
+      setSize: chart.setSize,
+      destroy: () => chart.calls.push('destroy')
+    };
+  });
+});
+
+/**
+ * The callbacks of the ResizeObservers created.
+ */
+const resizeCallbacks: (() => void)[] = [];
+
+class FakeResizeObserver {
+  constructor(callback: () => void) {
+    resizeCallbacks.push(callback);
+  }
+  observe(): void {
+    // Nothing to observe in jsdom.
+  }
+  disconnect(): void {
+    resizeCallbacks.length = 0;
+  }
+}
+
+describe('TimeSeriesChart', () => {
+  let themeColor: string;
+  const options = (theme: { seriesColors: string[] }) => ({
+    series: [{}, { stroke: theme.seriesColors[0] }]
+  });
+  const timestamps = [1, 2, 3];
+  const values = [10, null, 30];
+
+  beforeEach(() => {
+    charts.length = 0;
+    (window as any).ResizeObserver = FakeResizeObserver;
+    themeColor = '#1976d2';
+    // jsdom does not inherit CSS variables: answer for the theme.
+    jest.spyOn(window, 'getComputedStyle').mockImplementation(
+      () =>
+        ({
+          fontSize: '11px',
+          fontFamily: 'sans-serif',
+          getPropertyValue: (name: string) =>
+            name === '--jp-brand-color1' ? ` ${themeColor}` : ''
+        }) as unknown as CSSStyleDeclaration
+    );
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  function props(
+    changes: Partial<TimeSeriesChart.IProps> = {}
+  ): TimeSeriesChart.IProps {
+    return {
+      options,
+      data: [timestamps, values],
+      xRange: { min: 0, max: 3 },
+      themeRevision: 0,
+      onCursor: jest.fn(),
+      label: 'Utilization (%) of each GPU: 3 readings',
+      ...changes
+    };
+  }
+
+  it('creates the chart once and feeds new data with setData and the window with setScale', () => {
+    const { rerender, getByRole } = render(<TimeSeriesChart {...props()} />);
+    expect(charts).toHaveLength(1);
+    expect(getByRole('img').getAttribute('aria-label')).toBe(
+      'Utilization (%) of each GPU: 3 readings'
+    );
+
+    timestamps.push(4);
+    values.push(40);
+    rerender(
+      <TimeSeriesChart
+        {...props({
+          data: [timestamps, values],
+          xRange: { min: 1, max: 4 }
+        })}
+      />
+    );
+
+    expect(charts).toHaveLength(1);
+    expect(charts[0].calls.slice(-2)).toEqual(['setData', 'setScale x 1-4']);
+  });
+
+  it("draws in the colours of the theme's --jp-* variables, and again when the theme changes", () => {
+    const { rerender } = render(<TimeSeriesChart {...props()} />);
+    expect(charts[0].options.series[1].stroke).toBe('#1976d2');
+
+    themeColor = '#2196f3';
+    rerender(<TimeSeriesChart {...props({ themeRevision: 1 })} />);
+
+    expect(charts).toHaveLength(2);
+    expect(charts[0].calls).toContain('destroy');
+    expect(charts[1].calls).not.toContain('destroy');
+    expect(charts[1].options.series[1].stroke).toBe('#2196f3');
+  });
+
+  it('follows the size of its container', () => {
+    render(<TimeSeriesChart {...props()} />);
+
+    act(() => resizeCallbacks.forEach(callback => callback()));
+
+    expect(charts[0].setSize).toHaveBeenCalledTimes(1);
+  });
+
+  it('reports the reading under the cursor', () => {
+    const onCursor = jest.fn();
+    render(<TimeSeriesChart {...props({ onCursor })} />);
+    const hook = charts[0].options.hooks!.setCursor![0]!;
+
+    hook({ cursor: { idx: 2 } } as uPlot);
+
+    expect(onCursor).toHaveBeenCalledWith(2);
+  });
+
+  it('is destroyed with the component', () => {
+    const { unmount } = render(<TimeSeriesChart {...props()} />);
+
+    unmount();
+
+    expect(charts[0].calls).toContain('destroy');
+    expect(resizeCallbacks).toHaveLength(0);
+  });
+});

@@ -1,0 +1,138 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import {
+  CHART_FIELDS,
+  ChartKind,
+  chartData,
+  chartOptions,
+  chartWindow,
+  chartYMax,
+  IChartTheme
+} from '../gpu/charts';
+import { indexAt } from '../gpu/history';
+import { formatReading } from '../gpu/units';
+import { IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { SeriesSwatch } from './SeriesSwatch';
+import { TimeSeriesChart } from './TimeSeriesChart';
+
+/**
+ * The properties of {@link GpuChart}.
+ */
+export namespace GpuChart {
+  /**
+   * The properties of {@link GpuChart}.
+   */
+  export interface IProps {
+    /**
+     * The measurement charted.
+     */
+    kind: ChartKind;
+    /**
+     * The readings kept.
+     */
+    history: IGpuTimeSeries;
+    /**
+     * The latest snapshot, for the memory totals and power limits.
+     */
+    snapshot: IGpuSnapshot | null;
+    /**
+     * How far back the chart shows, in seconds.
+     */
+    windowSeconds: number;
+    /**
+     * Changes when the theme changes.
+     */
+    themeRevision: number;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * One measurement of every GPU over time: a title, the chart, and a legend
+ * with the values under the cursor, or the latest ones.
+ */
+export function GpuChart(props: GpuChart.IProps): React.ReactElement {
+  const { kind, history, snapshot, windowSeconds, themeRevision, trans } =
+    props;
+  const [cursor, setCursor] = React.useState<number | null>(null);
+  const field = CHART_FIELDS[kind];
+  const gpus = history.gpus;
+  const gpuIndices = gpus.map(gpu => gpu.index).join(',');
+  const yMax = chartYMax(kind, snapshot);
+  const options = React.useCallback(
+    (theme: IChartTheme) => chartOptions({ kind, gpus, theme, yMax, trans }),
+    // The GPUs' order and indices are what the options use of them.
+    [kind, gpuIndices, yMax, trans]
+  );
+  const data = React.useMemo(
+    () => chartData(history, kind),
+    [history, kind, history.revision]
+  );
+  const xRange = chartWindow(history, windowSeconds);
+  const title = Private.title(kind, trans);
+  const shown =
+    xRange === null
+      ? 0
+      : history.timestamps.length - indexAt(history.timestamps, xRange.min);
+  const position = cursor ?? history.timestamps.length - 1;
+  return (
+    <figure className="jp-GpuMonitor-chart">
+      <figcaption className="jp-GpuMonitor-chartTitle">{title}</figcaption>
+      <TimeSeriesChart
+        options={options}
+        data={data}
+        xRange={xRange}
+        themeRevision={themeRevision}
+        onCursor={setCursor}
+        label={trans._n(
+          '%2 of each GPU: %1 reading',
+          '%2 of each GPU: %1 readings',
+          shown,
+          title
+        )}
+      />
+      <ul className="jp-GpuMonitor-legend">
+        {gpus.map(gpu => {
+          const value = gpu.values[field][position] ?? null;
+          return (
+            <li
+              key={gpu.uuid ?? gpu.index}
+              className="jp-GpuMonitor-legendItem"
+            >
+              <SeriesSwatch gpuIndex={gpu.index} />
+              {trans.__('GPU %1', gpu.index)}{' '}
+              <span className="jp-GpuMonitor-legendValue">
+                {value === null ? '–' : formatReading(field, value, trans)}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </figure>
+  );
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The title of a chart, with its unit.
+   */
+  export function title(kind: ChartKind, trans: TranslationBundle): string {
+    switch (kind) {
+      case 'utilization':
+        return trans.__('Utilization (%)');
+      case 'memory':
+        return trans.__('Memory used (GiB)');
+      case 'temperature':
+        return trans.__('Temperature (°C)');
+      case 'power':
+        return trans.__('Power (W)');
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import { downloadIcon, HTMLSelect } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import { ChartKind, WINDOW_SECONDS } from '../gpu/charts';
+import { describeFailure } from '../gpu/failure';
+import { IGpuMonitorModel, IGpuSnapshot } from '../tokens';
+import { GpuCard } from './GpuCard';
+import { GpuChart } from './GpuChart';
+import { MonitorMessage } from './MonitorMessage';
+
+/**
+ * The properties of {@link GpuMonitor}.
+ */
+export namespace GpuMonitor {
+  /**
+   * The properties of {@link GpuMonitor}.
+   */
+  export interface IProps {
+    /**
+     * The model whose state is shown.
+     */
+    model: IGpuMonitorModel;
+    /**
+     * The charts shown, in order.
+     */
+    charts: readonly ChartKind[];
+    /**
+     * How far back the charts show, in seconds.
+     */
+    windowSeconds: number;
+    /**
+     * Changes when the theme changes.
+     */
+    themeRevision: number;
+    /**
+     * Called when the user picks another window.
+     */
+    onWindowChange: (seconds: number) => void;
+    /**
+     * Called when the user asks for the shown readings as CSV.
+     */
+    onExport: () => void;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * The GPU monitor panel: a card per GPU and the charts, or why there is
+ * nothing to show.
+ */
+export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
+  const { model, trans } = props;
+  const { snapshot, failure } = model;
+  const failed = failure && describeFailure(failure, trans);
+  return (
+    <div className="jp-GpuMonitor-body">
+      <div className="jp-GpuMonitor-header">
+        <h2 className="jp-GpuMonitor-title">{trans.__('GPU Monitor')}</h2>
+        <label className="jp-GpuMonitor-window">
+          {trans.__('Window')}
+          <HTMLSelect
+            value={props.windowSeconds}
+            onChange={event =>
+              props.onWindowChange(Number(event.currentTarget.value))
+            }
+            options={WINDOW_SECONDS.map(seconds => ({
+              value: seconds,
+              label: Private.windowLabel(seconds, trans)
+            }))}
+          />
+        </label>
+        <button
+          type="button"
+          className="jp-GpuMonitor-export"
+          aria-label={trans.__('Export CSV')}
+          title={trans.__('Export the readings the charts show as CSV')}
+          disabled={model.history.timestamps.length === 0}
+          onClick={props.onExport}
+        >
+          <downloadIcon.react tag="span" />
+        </button>
+      </div>
+      {failed && <MonitorMessage message={failed.message} hint={failed.hint} />}
+      {snapshot === null ? (
+        !failure && (
+          <p className="jp-GpuMonitor-loading" role="status">
+            {trans.__('Reading the GPUs…')}
+          </p>
+        )
+      ) : (
+        <Private.Readings {...props} snapshot={snapshot} stale={!!failure} />
+      )}
+    </div>
+  );
+}
+
+/**
+ * File-local parts of the panel.
+ */
+namespace Private {
+  /**
+   * "1 min", "5 min", "1 h".
+   */
+  export function windowLabel(
+    seconds: number,
+    trans: TranslationBundle
+  ): string {
+    return seconds % 3600 === 0
+      ? trans.__('%1 h', seconds / 3600)
+      : trans.__('%1 min', seconds / 60);
+  }
+
+  /**
+   * What the latest snapshot says: the server's error, or the GPUs.
+   */
+  export function Readings(
+    props: GpuMonitor.IProps & { snapshot: IGpuSnapshot; stale: boolean }
+  ): React.ReactElement {
+    const { model, snapshot, stale, trans } = props;
+    if (snapshot.error) {
+      return (
+        <MonitorMessage
+          message={snapshot.error.message}
+          hint={snapshot.error.hint}
+        />
+      );
+    }
+    if (snapshot.gpus.length === 0) {
+      return (
+        <p className="jp-GpuMonitor-empty">
+          {trans.__('The server reports no GPU.')}
+        </p>
+      );
+    }
+    const facts = [
+      snapshot.driver_version && trans.__('Driver %1', snapshot.driver_version),
+      snapshot.cuda_version && trans.__('CUDA %1', snapshot.cuda_version),
+      snapshot.source && trans.__('read with %1', snapshot.source)
+    ].filter(Boolean);
+    return (
+      <div className={`jp-GpuMonitor-readings${stale ? ' jp-mod-stale' : ''}`}>
+        <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
+        {snapshot.gpus.map(gpu => (
+          <GpuCard
+            key={gpu.uuid ?? gpu.index}
+            gpu={gpu}
+            kernelGpus={model.kernelGpus}
+            trans={trans}
+          />
+        ))}
+        {model.history.gpus.length > 0 &&
+          props.charts.map(kind => (
+            <GpuChart
+              key={kind}
+              kind={kind}
+              history={model.history}
+              snapshot={snapshot}
+              windowSeconds={props.windowSeconds}
+              themeRevision={props.themeRevision}
+              trans={trans}
+            />
+          ))}
+      </div>
+    );
+  }
+}

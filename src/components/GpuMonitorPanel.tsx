@@ -1,0 +1,240 @@
+import {
+  ITranslator,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
+import { ReactWidget } from '@jupyterlab/ui-components';
+import { IDisposable } from '@lumino/disposable';
+import { Message } from '@lumino/messaging';
+import { ISignal, Signal } from '@lumino/signaling';
+import * as React from 'react';
+
+import { CHART_KINDS, ChartKind } from '../gpu/charts';
+import { csvFileName, historyCsv } from '../gpu/csv';
+import { gpuIcon } from '../icons';
+import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+
+/**
+ * The panel's content, with uPlot: loaded the first time the panel is shown,
+ * not while JupyterLab starts.
+ */
+const GpuMonitor = React.lazy(async () => ({
+  default: (await import('./GpuMonitor')).GpuMonitor
+}));
+
+/**
+ * Which charts the panel shows.
+ */
+export type ChartVisibility = { readonly [K in ChartKind]?: boolean };
+
+/**
+ * The GPU monitor side panel. It asks the model for the history only while
+ * it is visible; hidden, it neither polls for charts nor renders.
+ */
+export class GpuMonitorPanel extends ReactWidget {
+  /**
+   * Create the panel.
+   */
+  constructor(options: GpuMonitorPanel.IOptions) {
+    super();
+    this._model = options.model;
+    this._trans = (options.translator ?? nullTranslator).load(
+      TRANSLATION_DOMAIN
+    );
+    this.id = 'jp-GpuMonitor-panel';
+    this.addClass('jp-GpuMonitor-panel');
+    this.title.icon = gpuIcon;
+    this.title.caption = this._trans.__('GPU Monitor');
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', this._trans.__('GPU Monitor'));
+    this._model.changed.connect(this._onModelChanged, this);
+    this._model.historyChanged.connect(this._onModelChanged, this);
+  }
+
+  /**
+   * How far back the charts show, in seconds.
+   */
+  get windowSeconds(): number {
+    return this._windowSeconds;
+  }
+  set windowSeconds(seconds: number) {
+    if (seconds !== this._windowSeconds) {
+      this._windowSeconds = seconds;
+      this._windowChanged.emit(seconds);
+      this.update();
+    }
+  }
+
+  /**
+   * Emitted when the window changes, e.g. when the user picks another.
+   */
+  get windowChanged(): ISignal<this, number> {
+    return this._windowChanged;
+  }
+
+  /**
+   * Which charts are shown; a chart left out is shown.
+   */
+  set chartVisibility(visibility: ChartVisibility) {
+    this._charts = CHART_KINDS.filter(kind => visibility[kind] ?? true);
+    this.update();
+  }
+
+  /**
+   * Redraw the charts in the colours of the theme now in force.
+   */
+  themeChanged(): void {
+    this._themeRevision++;
+    this.update();
+  }
+
+  /**
+   * Download the readings of the window the charts show, as CSV.
+   */
+  exportCsv(): void {
+    const history = this._model.history;
+    const last = history.timestamps[history.timestamps.length - 1];
+    if (last === undefined) {
+      return;
+    }
+    const csv = historyCsv(history, last - this._windowSeconds);
+    const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = csvFileName(last);
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    // The download has started once click() returns.
+    URL.revokeObjectURL(url);
+  }
+
+  /**
+   * Stop watching the model.
+   */
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._watch(false);
+    Signal.disconnectReceiver(this);
+    super.dispose();
+  }
+
+  /**
+   * The panel's content.
+   */
+  render(): React.ReactElement | null {
+    if (!this._shown) {
+      return null;
+    }
+    const trans = this._trans;
+    return (
+      <React.Suspense
+        fallback={
+          <p className="jp-GpuMonitor-loading" role="status">
+            {trans.__('Loading the GPU Monitor…')}
+          </p>
+        }
+      >
+        <GpuMonitor
+          model={this._model}
+          charts={this._charts}
+          windowSeconds={this._windowSeconds}
+          themeRevision={this._themeRevision}
+          onWindowChange={seconds => {
+            this.windowSeconds = seconds;
+          }}
+          onExport={() => this.exportCsv()}
+          trans={trans}
+        />
+      </React.Suspense>
+    );
+  }
+
+  /**
+   * Watch the model's history once shown.
+   */
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this._watch(true);
+    this.update();
+  }
+
+  /**
+   * Watch the model's history when attached visible, as on a restored layout.
+   */
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    if (this.isVisible) {
+      this._watch(true);
+      this.update();
+    }
+  }
+
+  /**
+   * Stop watching the model's history once hidden.
+   */
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._watch(false);
+  }
+
+  /**
+   * Stop watching the model's history once detached.
+   */
+  protected onBeforeDetach(msg: Message): void {
+    this._watch(false);
+    super.onBeforeDetach(msg);
+  }
+
+  /**
+   * Start or stop watching the model's history.
+   */
+  private _watch(watching: boolean): void {
+    this._shown ||= watching;
+    if (watching && this._watcher === null) {
+      this._watcher = this._model.watch({ history: true });
+    } else if (!watching && this._watcher !== null) {
+      this._watcher.dispose();
+      this._watcher = null;
+    }
+  }
+
+  /**
+   * Render what changed, if anyone can see it.
+   */
+  private _onModelChanged(): void {
+    if (this.isVisible) {
+      this.update();
+    }
+  }
+
+  private _model: IGpuMonitorModel;
+  private _trans: TranslationBundle;
+  private _watcher: IDisposable | null = null;
+  private _windowSeconds = 300;
+  private _charts: readonly ChartKind[] = CHART_KINDS;
+  private _shown = false;
+  private _themeRevision = 0;
+  private _windowChanged = new Signal<this, number>(this);
+}
+
+/**
+ * The types of {@link GpuMonitorPanel}.
+ */
+export namespace GpuMonitorPanel {
+  /**
+   * What the panel shows and in which language.
+   */
+  export interface IOptions {
+    /**
+     * The model whose state is shown.
+     */
+    model: IGpuMonitorModel;
+    /**
+     * The application's translator.
+     */
+    translator?: ITranslator | null;
+  }
+}

@@ -1,0 +1,62 @@
+import * as React from 'react';
+
+/**
+ * The properties of {@link MeterBar}.
+ */
+export namespace MeterBar {
+  /**
+   * The properties of {@link MeterBar}.
+   */
+  export interface IProps {
+    /**
+     * What is measured, e.g. "Memory".
+     */
+    label: string;
+    /**
+     * The reading; null when there is none.
+     */
+    value: number | null;
+    /**
+     * The reading that fills the bar.
+     */
+    max: number;
+    /**
+     * The reading told for a person, e.g. "21.9 / 24.0 GiB", or why there is
+     * none.
+     */
+    text: string;
+    /**
+     * A longer explanation, shown on hover.
+     */
+    title?: string;
+  }
+}
+
+/**
+ * A labelled bar that fills with a reading, e.g. utilisation or memory.
+ */
+export function MeterBar(props: MeterBar.IProps): React.ReactElement {
+  const { label, value, max, text, title } = props;
+  const share =
+    value === null || max <= 0 ? 0 : Math.min(1, Math.max(0, value / max));
+  return (
+    <div className="jp-GpuMonitor-meter" title={title}>
+      <span className="jp-GpuMonitor-meterLabel">{label}</span>
+      <div
+        className="jp-GpuMonitor-meterTrack"
+        role="meter"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={max}
+        aria-valuenow={value ?? undefined}
+        aria-valuetext={text}
+      >
+        <div
+          className="jp-GpuMonitor-meterFill"
+          style={{ width: `${(share * 100).toFixed(1)}%` }}
+        />
+      </div>
+      <span className="jp-GpuMonitor-meterText">{text}</span>
+    </div>
+  );
+}
