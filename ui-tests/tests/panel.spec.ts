@@ -1,0 +1,285 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
+
+/**
+ * The panel's name: its tab's tooltip, its region's label and its command.
+ */
+const PANEL = 'GPU Monitor';
+
+/**
+ * The status bar text for the busiest GPU of the replayed capture: both RTX
+ * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
+ */
+const BUSIEST_STATUS = 'GPU 0% · 21.9/24.0 GiB';
+
+test.describe('GPU monitor panel', () => {
+  test('opens from its sidebar icon with one card per GPU of the capture', async ({
+    page
+  }) => {
+    const panel = await openFromIcon(page);
+
+    const cards = panel.getByRole('article');
+    await expect(cards).toHaveCount(2);
+    for (const [index, used, held] of [
+      [0, '21.9', '21.9 GiB'],
+      [1, '16.8', '16.8 GiB']
+    ]) {
+      const card = cards.nth(Number(index));
+      await expect(card.getByRole('heading')).toHaveText(
+        `GPU ${index} NVIDIA RTX A5000`
+      );
+      await expect(card.getByRole('meter', { name: 'Memory' })).toHaveAttribute(
+        'aria-valuetext',
+        `${used} / 24.0 GiB`
+      );
+      await expect(
+        card.getByRole('meter', { name: 'Utilization' })
+      ).toHaveAttribute('aria-valuetext', '0 %');
+      const processes = card.getByRole('table', {
+        name: `Processes on GPU ${index}`
+      });
+      // The capture's llama-server, one process on both GPUs.
+      await expect(processes.getByRole('row').nth(1)).toContainText(
+        `100477${held}`
+      );
+    }
+    await expect(panel).toContainText('Driver 590.44.01 · CUDA 13.1');
+  });
+
+  test('opens from the command palette and the View menu', async ({ page }) => {
+    await page.keyboard.press('Control+Shift+C');
+    await page.getByRole('textbox', { name: 'SEARCH' }).fill(PANEL);
+    await page.getByRole('menuitem', { name: PANEL, exact: true }).click();
+    const panel = page.getByRole('region', { name: PANEL });
+    await expect(panel.getByRole('article')).toHaveCount(2);
+
+    await page.getByRole('tab', { name: PANEL }).click();
+    await expect(panel).toBeHidden();
+    await page.getByRole('menuitem', { name: 'View' }).click();
+    await page.getByRole('menuitem', { name: PANEL, exact: true }).click();
+    await expect(panel).toBeVisible();
+  });
+
+  test('draws four charts that gain readings over time', async ({ page }) => {
+    const panel = await openFromIcon(page);
+    // An hour: longer than the server has been sampling, so every new
+    // reading is one more in the window.
+    await panel.getByRole('combobox').selectOption({ label: '1 h' });
+
+    const charts = panel.getByRole('img', { name: /of each GPU/ });
+    await expect(charts).toHaveCount(4);
+    await expect(charts.locator('canvas')).toHaveCount(4);
+    for (const name of [
+      'Utilization (%)',
+      'Memory used (GiB)',
+      'Temperature (°C)',
+      'Power (W)'
+    ]) {
+      await expect(panel.getByRole('figure', { name })).toBeVisible();
+    }
+    const memory = panel.getByRole('figure', { name: 'Memory used (GiB)' });
+    await expect(memory.getByRole('listitem')).toHaveText([
+      'GPU 0 21.9 GiB',
+      'GPU 1 16.8 GiB'
+    ]);
+
+    const first = await readings(charts.first());
+    await expect
+      .poll(() => readings(charts.first()))
+      .toBeGreaterThan(first + 1);
+  });
+
+  test('stops asking for the history while hidden and catches up with since= when shown', async ({
+    page
+  }) => {
+    const panel = await openFromIcon(page);
+    await expect(panel.getByRole('img', { name: /of each GPU/ })).toHaveCount(
+      4
+    );
+    const asked: string[] = [];
+    page.on('request', request => {
+      if (request.url().includes('/gpu-monitor/api/gpus/history')) {
+        asked.push(request.url());
+      }
+    });
+
+    await page.getByRole('tab', { name: PANEL }).click();
+    await expect(panel).toBeHidden();
+    const hiddenSince = asked.length;
+    await page.waitForTimeout(3000);
+    expect(asked).toHaveLength(hiddenSince);
+
+    await page.getByRole('tab', { name: PANEL }).click();
+    await expect.poll(() => asked.length).toBeGreaterThan(hiddenSince);
+    expect(new URL(asked[hiddenSince]).searchParams.get('since')).toMatch(
+      /^\d+(\.\d+)?$/
+    );
+  });
+
+  test('the status bar item sums up the busiest GPU and opens the panel', async ({
+    page
+  }) => {
+    const item = page.getByRole('button', { name: BUSIEST_STATUS });
+    await expect(item).toBeVisible();
+
+    await item.click();
+
+    await expect(page.getByRole('region', { name: PANEL })).toBeVisible();
+  });
+
+  test('settings apply without a reload', async ({ page }) => {
+    const panel = await openFromIcon(page);
+    await expect(panel.getByRole('img', { name: /of each GPU/ })).toHaveCount(
+      4
+    );
+
+    await page.evaluate(async () => {
+      const registry = await window.galata.getPlugin(
+        '@jupyterlab/apputils-extension:settings'
+      );
+      await registry!.set(
+        'jupyterlab-gpu-monitor:status-bar',
+        'summary',
+        'sum'
+      );
+      await registry!.set('jupyterlab-gpu-monitor:panel', 'charts', {
+        power: false
+      });
+    });
+
+    await expect(
+      page.getByRole('button', { name: 'GPU 0% · 38.8/48.0 GiB' })
+    ).toBeVisible();
+    await expect(panel.getByRole('img', { name: /of each GPU/ })).toHaveCount(
+      3
+    );
+    await expect(panel.getByRole('figure', { name: 'Power (W)' })).toHaveCount(
+      0
+    );
+  });
+
+  test('exports the shown readings as CSV', async ({ page }) => {
+    const panel = await openFromIcon(page);
+    const exportButton = panel.getByRole('button', { name: 'Export CSV' });
+    await expect(exportButton).toBeEnabled();
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      exportButton.click()
+    ]);
+
+    expect(download.suggestedFilename()).toMatch(/^gpu-history-.*Z\.csv$/);
+    const csv = fs.readFileSync((await download.path())!, 'utf-8');
+    const [header, ...rows] = csv.trim().split('\r\n');
+    expect(header).toBe(
+      'timestamp,gpu,utilization_gpu_percent,memory_used_mib,temperature_c,power_draw_w'
+    );
+    expect(rows).toContainEqual(expect.stringMatching(/,0,0,22437,13,6\.52$/));
+    expect(rows).toContainEqual(expect.stringMatching(/,1,0,17253,15,13\.59$/));
+  });
+
+  test("shows the server's message and hint when the driver is not loaded", async ({
+    page,
+    baseURL
+  }) => {
+    setFakeGpu({
+      FAKE_SMI_ERROR: path.join(
+        SMI_FIXTURES,
+        'errors',
+        'driver-not-loaded-couldnt-communicate.txt'
+      ),
+      FAKE_SMI_EXIT: '9'
+    });
+    try {
+      let error: { message: string; hint: string } | null = null;
+      await expect
+        .poll(async () => {
+          const response = await page.request.get(
+            `${baseURL}/gpu-monitor/api/gpus`
+          );
+          error = (await response.json()).error;
+          return error;
+        })
+        .not.toBeNull();
+
+      const panel = await openFromIcon(page);
+
+      const alert = panel.getByRole('alert');
+      await expect(alert).toContainText(
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+      );
+      await expect(alert).toContainText(error!.hint);
+      await expect(panel.getByRole('article')).toHaveCount(0);
+      await expect(page.getByRole('button', { name: 'GPU n/a' })).toBeVisible();
+    } finally {
+      resetFakeGpu();
+    }
+  });
+
+  test('a memory threshold crossing raises exactly one notification', async ({
+    page
+  }) => {
+    // GPU 0 of the capture has 91.3 % of its memory in use, GPU 1 70.2 %:
+    // only GPU 0 crosses the default 90 %, and only once however many
+    // readings confirm it.
+    const message =
+      'GPU 0 (NVIDIA RTX A5000): memory 91% full, above the 90% alert threshold.';
+    await expect(page.getByText(message)).toBeVisible();
+    await page.waitForTimeout(4000);
+
+    const notifications = await page.evaluate(() =>
+      window.galata.getNotifications()
+    );
+    expect(notifications.map(notification => notification.message)).toEqual([
+      message
+    ]);
+    expect(notifications[0].type).toBe('warning');
+  });
+});
+
+test.describe('GPU monitor panel screenshots', () => {
+  for (const theme of ['light', 'dark']) {
+    test(`looks right in the ${theme} theme`, async ({ page }) => {
+      if (theme === 'dark') {
+        await page.theme.setDarkTheme();
+      }
+      const panel = await openFromIcon(page);
+      await expect(panel.getByRole('img', { name: /of each GPU/ })).toHaveCount(
+        4
+      );
+      await expect(panel.locator('canvas')).toHaveCount(4);
+      // Let the layout settle.
+      await page.waitForTimeout(500);
+
+      expect(
+        await panel.screenshot({
+          animations: 'disabled',
+          // Chart lines and time axes move with the clock.
+          mask: [panel.getByRole('img', { name: /of each GPU/ })]
+        })
+      ).toMatchSnapshot(`gpu-monitor-panel-${theme}.png`);
+    });
+  }
+});
+
+/**
+ * Open the panel from its tab in the left sidebar; the panel.
+ */
+async function openFromIcon(page: IJupyterLabPageFixture): Promise<Locator> {
+  await page.getByRole('tab', { name: PANEL }).click();
+  const panel = page.getByRole('region', { name: PANEL });
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
+/**
+ * How many readings a chart shows, from its accessible name.
+ */
+async function readings(chart: Locator): Promise<number> {
+  const name = (await chart.getAttribute('aria-label')) ?? '';
+  return Number(/(\d+) readings?$/.exec(name)?.[1] ?? NaN);
+}
