@@ -68,3 +68,5 @@ bench: install
 	python bench/join.py
 	python bench/envs.py
 	python bench/metrics.py
+	jlpm build:prod
+	node --expose-gc bench/panel.mjs
