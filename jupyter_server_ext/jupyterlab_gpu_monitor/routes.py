@@ -158,9 +158,11 @@ class EnvironmentsBase(GpuMonitorHandler):
 
     @property
     def catalog(self) -> EnvironmentCatalog:
+        """The server's environments (see conda/catalog.py)."""
         return self.settings["gpu_monitor_environments"]
 
     def reply_error(self, status: int, message: str, **details) -> None:
+        """Finish with ``{message, reason, **details}`` and this status."""
         self.set_status(status)
         self.finish(json.dumps({"message": message, "reason": None, **details}))
 
@@ -175,6 +177,7 @@ class EnvironmentsBase(GpuMonitorHandler):
         return None
 
     def reply_conda_error(self, error: CondaCommandError) -> None:
+        """503 when conda is missing, 504 when it hung, 502 when it failed."""
         status = {"not_installed": 503, "timeout": 504}.get(error.kind, 502)
         self.reply_error(status, f"{error.message}. {error.hint}", error=error.to_json())
 

@@ -402,3 +402,12 @@ def test_prefix_of_executable_walks_up_to_the_environment(conda_home):
     assert prefix_of_executable(str(env / "bin" / "python3.13")) == str(env)
     assert prefix_of_executable(str(env / "lib" / "R" / "bin" / "R")) == str(env)
     assert prefix_of_executable("/usr/bin/python3") is None
+
+
+def test_a_pixi_file_that_is_not_json_costs_only_the_name(conda_home, conda_warnings):
+    env = env_2025(conda_home / "work" / ".pixi" / "envs" / "gpu")
+    (env / "conda-meta" / "pixi").write_text('{"manifest_path": ')
+    (found,) = discover_environments(extra_envs_dirs=[str(conda_home / "work" / ".pixi" / "envs")])
+    # The environment is named after its folder, within its workspace.
+    assert (found.name, found.manager, found.package_count) == ("work:gpu", "pixi", 16)
+    assert len(conda_warnings) == 1 and "is not pixi's JSON" in conda_warnings[0]

@@ -211,3 +211,10 @@ def test_conda_info_gives_the_environments_conda_knows(fake_conda):
     assert info.root_prefix == "/Users/calebhattingh/anaconda"
     assert info.envs_dirs == ["/Users/calebhattingh/anaconda/envs"]
     assert len(info.envs) == 8 and info.envs[0] == "/Users/calebhattingh/anaconda/envs/django3"
+
+
+def test_a_state_file_that_is_not_json_is_skipped_with_a_warning(conda_home, conda_warnings):
+    env = env_from_history(conda_home, "2025")
+    Path(env.prefix, "conda-meta", "state").write_text('{"env_vars": {"A": ')
+    assert "variables" not in yaml.safe_load(export_yaml(env, "no-builds"))
+    assert len(conda_warnings) == 1 and "ignored the variables of" in conda_warnings[0]

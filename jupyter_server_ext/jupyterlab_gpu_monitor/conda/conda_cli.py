@@ -35,6 +35,10 @@ class CondaInfo:
     envs_dirs: list[str] = field(default_factory=list)
 
 
+def _strings(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
 def _kill(process: asyncio.subprocess.Process) -> None:
     try:
         if hasattr(os, "killpg"):
@@ -102,12 +106,9 @@ async def conda_info(conda: str, timeout_seconds: float) -> CondaInfo:
             "bad_output", f"`conda info --json` printed no JSON object: {text.strip()[:200]!r}"
         )
 
-    def strings(value: object) -> list[str]:
-        return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
     root = info.get("root_prefix")
     return CondaInfo(
-        envs=strings(info.get("envs")),
+        envs=_strings(info.get("envs")),
         root_prefix=root if isinstance(root, str) else None,
-        envs_dirs=strings(info.get("envs_dirs")),
+        envs_dirs=_strings(info.get("envs_dirs")),
     )

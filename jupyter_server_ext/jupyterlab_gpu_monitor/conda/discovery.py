@@ -39,11 +39,13 @@ class _Notices:
         self._current: set[str] = set()
 
     def warn(self, message: str) -> None:
+        """Log a warning unless the previous round logged it already."""
         if message not in self._previous and message not in self._current:
             log.warning("%s", message)
         self._current.add(message)
 
     def next_round(self) -> None:
+        """End a discovery: what it did not warn about again is forgotten."""
         self._previous, self._current = self._current, set()
 
 

@@ -44,6 +44,7 @@ class _CondaLayout(yaml.SafeDumper):
     """Sequences indented under their key (``  - item``), as conda writes them."""
 
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        """Never indentless: a sequence under a key is indented, as in conda's files."""
         super().increase_indent(flow, False)
 
 

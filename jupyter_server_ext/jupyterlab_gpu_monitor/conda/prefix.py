@@ -5,12 +5,15 @@ how many packages it holds, without opening a single package record (their file 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from .history import creator, parse_history
+
+log = logging.getLogger(__name__)
 
 # Enough of conda-meta/history for its first "# cmd:" line, which names the tool that made it.
 _HISTORY_HEAD_BYTES = 4096
@@ -91,12 +94,16 @@ def _conda_name(prefix: str, root: bool, meta: str) -> tuple[str, str | None]:
     its CONDA_DEFAULT_ENV does."""
     if root:
         return "base", None
+    path = os.path.join(meta, "pixi")
     try:
-        with open(os.path.join(meta, "pixi"), encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             pixi = json.load(handle)
     except FileNotFoundError:
         return os.path.basename(prefix), None
-    except (OSError, ValueError):
+    except (OSError, ValueError) as error:
+        log.warning("%s is not pixi's JSON (%s): named after its folder", path, error)
+        pixi = {}
+    if not isinstance(pixi, dict):
         pixi = {}
     environment = str(pixi.get("environment_name") or os.path.basename(prefix))
     parts = Path(prefix).parts
