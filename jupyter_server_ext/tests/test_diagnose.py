@@ -46,7 +46,11 @@ def probe(torch_version: str | None = None, cuda: str | None = None, **fields) -
         "torch": None,
     }
     if cuda is not None or (torch_version and fields.pop("imported", False)):
-        answer["torch"] = {"version": torch_version, "cuda": cuda, "cuda_available": cuda is not None}
+        answer["torch"] = {
+            "version": torch_version,
+            "cuda": cuda,
+            "cuda_available": cuda is not None,
+        }
     answer.update(fields)
     return answer
 

@@ -15,12 +15,23 @@ def test_doctor_finds_cpu_only_torch_on_a_gpu_machine_and_prints_the_fix(fake_sm
     assert "torch 2.13.0+cpu, CUDA build none, CUDA usable: no" in result.stdout
     assert "GPUs: NVIDIA RTX A5000, NVIDIA RTX A5000; driver 590.44.01, CUDA 13.1" in result.stdout
     assert "ERROR   PyTorch is a CPU-only build, but this machine has GPUs" in result.stdout
-    assert "fix: pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130" in result.stdout
+    assert (
+        "fix: pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130"
+        in result.stdout
+    )
 
 
 def test_doctor_json_carries_probe_gpus_and_findings(fake_smi):
     fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
-    result = run("doctor", "--json", "--shallow", "--env", str(environment("torch-cpu")), "--source", "nvidia-smi")
+    result = run(
+        "doctor",
+        "--json",
+        "--shallow",
+        "--env",
+        str(environment("torch-cpu")),
+        "--source",
+        "nvidia-smi",
+    )
     report = json.loads(result.stdout)
     assert report["probe"]["packages"]["torch"] == "2.13.0+cpu"
     assert report["probe"]["torch"] is None  # --shallow: torch was not imported
