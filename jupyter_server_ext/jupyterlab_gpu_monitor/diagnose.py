@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .conda.model import Package
+from .conda.records import conda_and_pip
 from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
 from .gpu.model import Snapshot
 from .kernel_env import KernelProcessFacts, environment_root
@@ -45,8 +47,7 @@ class Facts:
     # The in-kernel probe's answer (see probe.py), or None when it has not run.
     probe: dict[str, Any] | None = None
     process: KernelProcessFacts | None = None
-    # The environment's packages: objects with ``name``, ``version``, ``build``, ``installer``.
-    packages: list[Any] | None = None
+    packages: list[Package] | None = None  # the environment's, conda and pip
     kernelspec_name: str | None = None
     kernelspec_interpreter: str | None = None  # argv[0] of the kernelspec
     expected_prefix: str | None = None  # where the notebook's fingerprint says it ran
@@ -294,27 +295,25 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
 
 def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
     """5. The same package installed by conda and by pip in one environment."""
-    installers: dict[str, set[str]] = {}
-    for package in facts.packages or []:
-        installers.setdefault(_normalized(package.name), set()).add(package.installer)
-    both = sorted(name for name, found in installers.items() if {"conda", "pip"} <= found)
-    if not both:
+    pairs = conda_and_pip(facts.packages or [])
+    if not pairs:
         return
-    names = " ".join(both)
+    described = ", ".join(
+        f"{conda.name} {conda.version} (conda) and {pip.name} {pip.version} (pip)"
+        for conda, pip in pairs
+    )
+    pip_names = " ".join(pip.name for _, pip in pairs)
+    conda_names = " ".join(conda.name for conda, _ in pairs)
     yield Finding(
         id="conda-and-pip-duplicate",
         severity="warning",
-        title=f"Installed by both conda and pip: {', '.join(both)}",
+        title=f"Installed by both conda and pip: {', '.join(pip.name for _, pip in pairs)}",
         evidence=(
-            "pip's copy shadows conda's: which one imports depends on install order, and conda "
-            "no longer knows what is installed"
+            f"{described}: pip's files replaced conda's, so what imports depends on install "
+            "order and conda no longer knows what is there"
         ),
-        fix=f"pip uninstall -y {names} && conda install --force-reinstall {names}",
+        fix=f"pip uninstall -y {pip_names} && conda install --force-reinstall {conda_names}",
     )
-
-
-def _normalized(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:

@@ -10,6 +10,7 @@ import asyncio
 import time
 from typing import Any
 
+from .conda.records import packages
 from .diagnose import Facts, diagnose
 from .gpu.sampler import Sampler
 from .kernel_env import kernel_process_facts
@@ -49,19 +50,19 @@ async def inspect_kernel(
     probe: dict | None = None,
     expected_prefix: str | None = None,
 ) -> dict:
-    """The facts the server has about a kernel and the findings they lead to.
-
-    Raises KeyError when the kernel does not exist.
-    """
+    """The facts the server has about one of its kernels and the findings they lead to."""
     manager = kernel_manager.get_kernel(kernel_id)
     pid = getattr(getattr(manager, "provisioner", None), "pid", None)
     process = await asyncio.to_thread(kernel_process_facts, pid) if pid is not None else None
+    prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
+    installed = await asyncio.to_thread(packages, prefix) if prefix else None
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
     facts = Facts(
         snapshot=snapshot,
         probe=probe,
         process=process,
+        packages=installed,
         kernelspec_name=name,
         kernelspec_interpreter=_kernelspec_interpreter(kernel_spec_manager, name),
         expected_prefix=expected_prefix,
@@ -78,6 +79,7 @@ async def inspect_kernel(
         "kernelspec": name,
         "remote": pid is None,
         "process": process.to_json() if process is not None else None,
+        "prefix": prefix,
         # Which source answered: the server always, the kernel when a probe came with the call.
         "sources": {"server": True, "probe": probe is not None},
         "findings": [finding.to_json() for finding in diagnose(facts)],

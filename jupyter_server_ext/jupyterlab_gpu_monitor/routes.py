@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import tornado
 from jupyter_server.auth.decorator import authorized
@@ -12,6 +13,7 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ._version import __version__
+from .cells import Span, attribute
 from .conda.catalog import EnvironmentCatalog
 from .conda.errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
 from .conda.export import STYLES as EXPORT_STYLES
@@ -20,8 +22,10 @@ from .conda.model import Environment, conda_env_list
 from .conda.records import conda_and_pip
 from .config import GpuMonitor
 from .gpu.sampler import Sampler
+from .inspector import inspect_kernel
 from .kernels import KernelJoin, kernels_summary
 from .metrics import KERNEL_USAGE_SETTING, in_networks, render
+from .probe import DEFAULT_PACKAGES, probe_expression
 
 try:
     from jupyter_server.auth.decorator import allow_unauthenticated
@@ -32,6 +36,11 @@ except ImportError:  # jupyter_server < 2.13 has no server-wide check to opt out
 
 
 AUTH_RESOURCE = "gpu-monitor"
+# Jupyter kernel ids are UUIDs; nothing else reaches a handler.
+KERNEL_ID = r"([0-9a-fA-F-]{36})"
+PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# A notebook of a few hundred cells at once; more is a client bug.
+MAX_SPANS = 2000
 
 
 class GpuMonitorHandler(APIHandler):
@@ -118,6 +127,74 @@ class KernelsHandler(GpuMonitorHandler):
         snapshot = await self.sampler.snapshot()
         kernels = await self.settings["gpu_monitor_kernel_join"].kernels()
         self.finish(json.dumps(kernels_summary(snapshot, kernels)))
+
+
+class ProbeHandler(GpuMonitorHandler):
+    """``GET probe?deep=0|1``: the expression the frontend evaluates in a kernel, silently."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    def get(self) -> None:
+        deep = self.get_query_argument("deep", "0") == "1"
+        extra = [name for name in self.get_query_argument("packages", "").split(",") if name]
+        if not all(PACKAGE_NAME.fullmatch(name) for name in extra):
+            raise tornado.web.HTTPError(400, "packages must be distribution names, comma separated")
+        names = tuple(dict.fromkeys((*DEFAULT_PACKAGES, *extra)))
+        self.finish(json.dumps({"expression": probe_expression(names, deep), "deep": deep}))
+
+
+class DiagnoseHandler(GpuMonitorHandler):
+    """``POST diagnose`` {kernel_id, probe?, expected_prefix?}: the server's facts about a kernel
+    and the findings, with the probe's answer when the frontend has one."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def post(self) -> None:
+        body = self.get_json_body() or {}
+        kernel_id = body.get("kernel_id")
+        probe = body.get("probe")
+        expected = body.get("expected_prefix")
+        if not isinstance(kernel_id, str) or not isinstance(probe, (dict, type(None))):
+            raise tornado.web.HTTPError(400, "expected {kernel_id: string, probe: object|null}")
+        if not isinstance(expected, (str, type(None))):
+            raise tornado.web.HTTPError(400, "expected_prefix must be a path or null")
+        if kernel_id not in self.kernel_manager:
+            raise tornado.web.HTTPError(404, "no such kernel on this server")
+        report = await inspect_kernel(
+            kernel_id,
+            kernel_manager=self.kernel_manager,
+            kernel_spec_manager=self.kernel_spec_manager,
+            sampler=self.sampler,
+            kernel_join=self.settings["gpu_monitor_kernel_join"],
+            probe=probe,
+            expected_prefix=expected,
+        )
+        self.finish(json.dumps(report))
+
+
+class KernelSpansHandler(GpuMonitorHandler):
+    """``POST kernels/<id>/spans`` {spans: [{start, end}]}: the kernel's GPU figures over each
+    span (cell runs), from the server's full-resolution history."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def post(self, kernel_id: str) -> None:
+        join = self.settings["gpu_monitor_kernel_join"]
+        if kernel_id not in self.kernel_manager and not join.memory_history.knows(kernel_id):
+            raise tornado.web.HTTPError(404, "no such kernel on this server")
+        raw = (self.get_json_body() or {}).get("spans")
+        try:
+            spans = [Span(float(span["start"]), float(span["end"])) for span in raw]
+        except (TypeError, KeyError, ValueError):
+            raise tornado.web.HTTPError(
+                400, "expected {spans: [{start, end}]} in epoch seconds"
+            ) from None
+        if len(spans) > MAX_SPANS or any(not span.start <= span.end for span in spans):
+            raise tornado.web.HTTPError(400, f"at most {MAX_SPANS} spans, each with start <= end")
+        await self.sampler.snapshot()
+        history = self.sampler.history.since(min((span.start for span in spans), default=0) - 1)
+        figures = attribute(kernel_id, spans, history, join.memory_history)
+        self.finish(json.dumps({"interval_seconds": history["interval_seconds"], "spans": figures}))
 
 
 class MetricsHandler(GpuMonitorHandler):
@@ -291,6 +368,9 @@ def setup_route_handlers(
             (url_path_join(api, "gpus", "history"), HistoryHandler),
             (url_path_join(api, "status"), StatusHandler),
             (url_path_join(api, "kernels"), KernelsHandler),
+            (url_path_join(api, "kernels", KERNEL_ID, "spans"), KernelSpansHandler),
+            (url_path_join(api, "probe"), ProbeHandler),
+            (url_path_join(api, "diagnose"), DiagnoseHandler),
             (url_path_join(api, "envs"), EnvironmentsHandler),
             (url_path_join(api, "envs", "([^/]+)"), EnvironmentHandler),
             (url_path_join(api, "envs", "([^/]+)", "export"), EnvironmentExportHandler),

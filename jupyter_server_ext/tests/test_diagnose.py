@@ -3,9 +3,8 @@ probe answers of the shape the probe gives (test_probe.py runs the real one)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
+from jupyterlab_gpu_monitor.conda.model import Package
 from jupyterlab_gpu_monitor.cuda_compat import (
     minimum_driver,
     pytorch_install_command,
@@ -79,10 +78,15 @@ CASES = [
     ("UUID prefix of both GPUs is no GPU", Facts(capture(A5000), probe(cuda_visible_devices="GPU-12345678")), [("cuda-visible-devices-hides-all", "error")]),
     # 5. conda and pip both installed a package.
     ("conda and pip torch", Facts(capture(A5000), probe("2.5.1+cu121"), packages=[
-        SimpleNamespace(name="pytorch", version="2.5.1", build="cuda121", installer="conda"),
-        SimpleNamespace(name="numpy", version="2.1.3", build="py312", installer="conda"),
-        SimpleNamespace(name="numpy", version="2.1.3", build="", installer="pip"),
+        Package("numpy", "2.1.3", "py312h58c1407_0", "conda-forge", "conda"),
+        Package("pytorch", "2.5.1", "cuda121_py312h7c6f8d1_301", "conda-forge", "conda"),
+        Package("numpy", "2.2.0", "", "pypi", "pip", conda_name="numpy"),
+        Package("torch", "2.5.1", "", "pypi", "pip", conda_name="pytorch"),
     ]), [("conda-and-pip-duplicate", "warning")]),
+    ("pip-only packages next to conda ones are fine", Facts(capture(A5000), probe("2.5.1+cu121"), packages=[
+        Package("python", "3.12.7", "h2628c8c_0_cpython", "conda-forge", "conda"),
+        Package("torch", "2.5.1", "", "pypi", "pip"),
+    ]), []),
     # 6. nvidia-smi fails while the kernel expects CUDA.
     ("version mismatch with a CUDA torch", Facts(failure("nvml-driver-library-version-mismatch.txt"), probe("2.5.1+cu121")), [("driver-failure", "error")]),
     ("driver not loaded, CUDA_VISIBLE_DEVICES set", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe(cuda_visible_devices="0")), [("driver-failure", "error")]),
@@ -182,3 +186,13 @@ def test_pytorch_build_for_a_driver(driver_cuda, variant):
     assert pytorch_variant_for(driver_cuda) == variant
     if variant is None:
         assert "upgrade the NVIDIA driver" in pytorch_install_command(driver_cuda, conda=False)
+
+
+def test_conda_and_pip_finding_names_both_packages_and_the_fix():
+    packages = [
+        Package("pytorch", "2.5.1", "cuda121_py312h7c6f8d1_301", "conda-forge", "conda"),
+        Package("torch", "2.5.1", "", "pypi", "pip", conda_name="pytorch"),
+    ]
+    (finding,) = diagnose(Facts(capture(A5000), probe("2.5.1+cu121"), packages=packages))
+    assert "pytorch 2.5.1 (conda) and torch 2.5.1 (pip)" in finding.evidence
+    assert finding.fix == "pip uninstall -y torch && conda install --force-reinstall pytorch"
