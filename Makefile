@@ -66,6 +66,7 @@ test-ui: install system-deps
 bench: install
 	python bench/sampler.py
 	python bench/join.py
+	python bench/cells.py
 	python bench/envs.py
 	python bench/metrics.py
 	jlpm build:prod

@@ -192,9 +192,9 @@ class KernelSpansHandler(GpuMonitorHandler):
         if len(spans) > MAX_SPANS or any(not span.start <= span.end for span in spans):
             raise tornado.web.HTTPError(400, f"at most {MAX_SPANS} spans, each with start <= end")
         await self.sampler.snapshot()
-        history = self.sampler.history.since(min((span.start for span in spans), default=0) - 1)
+        history = self.sampler.history
         figures = attribute(kernel_id, spans, history, join.memory_history)
-        self.finish(json.dumps({"interval_seconds": history["interval_seconds"], "spans": figures}))
+        self.finish(json.dumps({"interval_seconds": history.interval_seconds, "spans": figures}))
 
 
 class MetricsHandler(GpuMonitorHandler):

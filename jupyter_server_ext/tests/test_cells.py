@@ -47,7 +47,7 @@ def record(readings: list[tuple[float, dict]]) -> tuple[History, KernelMemoryHis
 
 
 def spans_of(history, memory, *spans, kernel=KERNEL):
-    return attribute(kernel, [Span(T0 + a, T0 + b) for a, b in spans], history.since(None), memory)
+    return attribute(kernel, [Span(T0 + a, T0 + b) for a, b in spans], history, memory)
 
 
 TRAINING = [

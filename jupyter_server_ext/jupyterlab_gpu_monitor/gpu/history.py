@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections import deque
@@ -101,3 +102,36 @@ class History:
             "timestamps": [timestamp for timestamp, _ in points],
             "gpus": sorted(columns.values(), key=lambda column: column["index"]),
         }
+
+    def utilization_between(
+        self, start: float, end: float
+    ) -> tuple[list[float], dict[int, tuple[str | None, list[float | None]]]]:
+        """The reads from ``start`` to ``end`` (both included): their times and, per GPU index,
+        its name and utilisation at each. Costs the reads in the span, not the whole ring."""
+        column = SERIES_FIELDS.index("utilization_gpu")
+        times: list[float] = []
+        gpus: dict[int, tuple[str | None, list[float | None]]] = {}
+        for position, (timestamp, rows) in enumerate(
+            itertools.islice(self._points, first_at(self._points, start), None)
+        ):
+            if timestamp > end:
+                break
+            times.append(timestamp)
+            for _, index, name, *values in rows:
+                _, series = gpus.setdefault(index, (name, [None] * position))
+                series.append(values[column])
+            for _, series in gpus.values():
+                series.extend([None] * (len(times) - len(series)))
+        return times, gpus
+
+
+def first_at(points: deque, timestamp: float) -> int:
+    """The position of the first point at or after ``timestamp`` (a binary search)."""
+    low, high = 0, len(points)
+    while low < high:
+        middle = (low + high) // 2
+        if points[middle][0] < timestamp:
+            low = middle + 1
+        else:
+            high = middle
+    return low
