@@ -45,20 +45,18 @@ describe('GpuCard', () => {
     );
 
     const table = getByRole('table', { name: 'Processes on GPU 0' });
-    const headers = within(table)
-      .getAllByRole('columnheader')
-      .map(header => header.textContent);
-    expect(headers).toEqual([
+    const texts = (role: 'columnheader' | 'cell') =>
+      within(table)
+        .getAllByRole(role)
+        .map(element => element.textContent);
+    expect(texts('columnheader')).toEqual([
       'PID',
       'User',
       'Process',
       'Memory',
       'Kernel / notebook'
     ]);
-    const cells = within(table)
-      .getAllByRole('cell')
-      .map(cell => cell.textContent);
-    expect(cells).toEqual([
+    expect(texts('cell')).toEqual([
       '100477',
       'alice',
       'llama-server',

@@ -12,15 +12,7 @@ import {
   driverNotLoadedSnapshot
 } from './payloads';
 
-jest.mock('uplot', () =>
-  jest.fn().mockImplementation(() => ({
-    batch: (fn: () => void) => fn(),
-    setData: jest.fn(),
-    setScale: jest.fn(),
-    setSize: jest.fn(),
-    destroy: jest.fn()
-  }))
-);
+jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 

@@ -7,15 +7,7 @@ import { GpuModel } from '../gpu/model';
 import { IGpuMonitorModel } from '../tokens';
 import { a5000Server } from './server';
 
-jest.mock('uplot', () =>
-  jest.fn().mockImplementation(() => ({
-    batch: (fn: () => void) => fn(),
-    setData: jest.fn(),
-    setScale: jest.fn(),
-    setSize: jest.fn(),
-    destroy: jest.fn()
-  }))
-);
+jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
 
 describe('GpuMonitorPanel', () => {
   let model: GpuModel;

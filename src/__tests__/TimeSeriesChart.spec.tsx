@@ -3,34 +3,9 @@ import * as React from 'react';
 import type uPlot from 'uplot';
 
 import { TimeSeriesChart } from '../components/TimeSeriesChart';
+import { fakeCharts as charts } from './fakeUPlot';
 
-/**
- * What the fake uPlot was asked, per chart created.
- */
-const charts: {
-  options: uPlot.Options;
-  calls: string[];
-  setSize: jest.Mock;
-}[] = [];
-
-jest.mock('uplot', () => {
-  return jest.fn().mockImplementation((options: uPlot.Options) => {
-    const chart = {
-      options,
-      calls: [] as string[],
-      setSize: jest.fn()
-    };
-    charts.push(chart);
-    return {
-      batch: (fn: () => void) => fn(),
-      setData: () => chart.calls.push('setData'),
-      setScale: (key: string, range: { min: number; max: number }) =>
-        chart.calls.push(`setScale ${key} ${range.min}-${range.max}`),
-      setSize: chart.setSize,
-      destroy: () => chart.calls.push('destroy')
-    };
-  });
-});
+jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
 
 /**
  * The callbacks of the ResizeObservers created.

@@ -11,6 +11,7 @@ import {
   chartTheme,
   chartWindow,
   chartYMax,
+  currentColumns,
   IChartTheme,
   SERIES_COLOR_VARIABLES,
   seriesStyle
@@ -164,5 +165,30 @@ describe('chartYMax', () => {
     expect(chartYMax('power', snapshot)).toBe(230);
     expect(chartYMax('power', null)).toBeNull();
     expect(chartYMax('memory', a100MigSnapshot())).toBe(81920);
+  });
+});
+
+describe('currentColumns', () => {
+  it('draws only the GPUs the snapshot reports, in the history order', () => {
+    const buffer = new GpuHistoryBuffer();
+    buffer.append(a5000History());
+    // Readings of an A100 the server replayed before (another UUID).
+    buffer.append({
+      ...repeatedHistory(1796012300, 1, 1),
+      gpus: [
+        {
+          ...repeatedHistory(1796012300, 1, 1).gpus[0],
+          uuid: a100MigSnapshot().gpus[0].uuid
+        }
+      ]
+    });
+
+    const columns = currentColumns(buffer, a5000Snapshot());
+
+    expect(buffer.gpus).toHaveLength(3);
+    expect(columns.map(column => column.uuid)).toEqual(
+      a5000Snapshot().gpus.map(gpu => gpu.uuid)
+    );
+    expect(chartData(buffer, 'power', columns)).toHaveLength(3);
   });
 });

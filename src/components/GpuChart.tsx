@@ -8,6 +8,7 @@ import {
   chartOptions,
   chartWindow,
   chartYMax,
+  currentColumns,
   IChartTheme
 } from '../gpu/charts';
 import { indexAt } from '../gpu/history';
@@ -33,9 +34,10 @@ export namespace GpuChart {
      */
     history: IGpuTimeSeries;
     /**
-     * The latest snapshot, for the memory totals and power limits.
+     * The latest snapshot: the GPUs drawn, their memory totals and power
+     * limits.
      */
-    snapshot: IGpuSnapshot | null;
+    snapshot: IGpuSnapshot;
     /**
      * How far back the chart shows, in seconds.
      */
@@ -60,17 +62,17 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
     props;
   const [cursor, setCursor] = React.useState<number | null>(null);
   const field = CHART_FIELDS[kind];
-  const gpus = history.gpus;
-  const gpuIndices = gpus.map(gpu => gpu.index).join(',');
+  const gpus = currentColumns(history, snapshot);
+  // The GPUs drawn, by identity: a new set makes new options and data.
+  const gpuKey = gpus.map(gpu => gpu.uuid ?? gpu.index).join(',');
   const yMax = chartYMax(kind, snapshot);
   const options = React.useCallback(
     (theme: IChartTheme) => chartOptions({ kind, gpus, theme, yMax, trans }),
-    // The GPUs' order and indices are what the options use of them.
-    [kind, gpuIndices, yMax, trans]
+    [kind, gpuKey, yMax, trans]
   );
   const data = React.useMemo(
-    () => chartData(history, kind),
-    [history, kind, history.revision]
+    () => chartData(history, kind, gpus),
+    [history, kind, history.revision, gpuKey]
   );
   const xRange = chartWindow(history, windowSeconds);
   const title = Private.title(kind, trans);

@@ -1,7 +1,13 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import { GpuSeriesField, IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import {
+  GpuSeriesField,
+  IGpuColumns,
+  IGpuSnapshot,
+  IGpuTimeSeries
+} from '../tokens';
+import { sameGpu } from './history';
 import { MIB_PER_GIB } from './units';
 
 /**
@@ -231,17 +237,34 @@ export function chartYMax(
 }
 
 /**
+ * The columns of the GPUs a snapshot reports, in the history's order: a GPU
+ * that is gone (replaced, or another capture) keeps its readings in the
+ * history, for the CSV export, but is not drawn.
+ */
+export function currentColumns(
+  history: IGpuTimeSeries,
+  snapshot: IGpuSnapshot
+): readonly IGpuColumns[] {
+  return history.gpus.filter(column =>
+    snapshot.gpus.some(gpu => sameGpu(gpu, column))
+  );
+}
+
+/**
  * A chart's data: the history's own columns, not copies. uPlot only reads
  * them, so appending a reading costs nothing here however long they are.
+ *
+ * @param columns - the GPUs drawn; all of the history's by default
  */
 export function chartData(
   history: IGpuTimeSeries,
-  kind: ChartKind
+  kind: ChartKind,
+  columns: readonly IGpuColumns[] = history.gpus
 ): uPlot.AlignedData {
   const field = CHART_FIELDS[kind];
   return [
     history.timestamps,
-    ...history.gpus.map(gpu => gpu.values[field])
+    ...columns.map(gpu => gpu.values[field])
   ] as uPlot.AlignedData;
 }
 

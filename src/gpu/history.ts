@@ -45,6 +45,19 @@ export function indexAt(
 }
 
 /**
+ * Whether two readings are of the same GPU: by UUID, or by index for a
+ * source that gives no UUID.
+ */
+export function sameGpu(
+  a: { uuid: string | null; index: number },
+  b: { uuid: string | null; index: number }
+): boolean {
+  return a.uuid !== null || b.uuid !== null
+    ? a.uuid === b.uuid
+    : a.index === b.index;
+}
+
+/**
  * The readings of the last `historySeconds`, in columns that uPlot draws
  * as they are: appending a reading pushes one value per column, and the
  * oldest readings are dropped a chunk at a time, so a reading costs the same
@@ -156,11 +169,7 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
    * The column of a GPU, created (null where it had no readings) if new.
    */
   private _column(series: IGpuSeries): Private.IColumns {
-    const existing = this._gpus.find(gpu =>
-      series.uuid !== null
-        ? gpu.uuid === series.uuid
-        : gpu.uuid === null && gpu.index === series.index
-    );
+    const existing = this._gpus.find(gpu => sameGpu(gpu, series));
     if (existing) {
       return existing;
     }

@@ -1,0 +1,44 @@
+import type uPlot from 'uplot';
+
+/**
+ * What one fake chart was created with and asked.
+ */
+export interface IFakeChart {
+  /**
+   * The options it was created with.
+   */
+  options: uPlot.Options;
+  /**
+   * The calls it got, in order: `setData`, `setScale x <min>-<max>`, `destroy`.
+   */
+  calls: string[];
+  /**
+   * Its `setSize`.
+   */
+  setSize: jest.Mock;
+}
+
+/**
+ * Every fake chart created, oldest first; empty it before each test.
+ */
+export const fakeCharts: IFakeChart[] = [];
+
+/**
+ * A stand-in for uPlot, which draws on a canvas jsdom does not have: it
+ * records what it is created with and asked. Use it with
+ * `jest.mock('uplot', () => jest.requireActual('./fakeUPlot'))`.
+ */
+const FakeUPlot = jest.fn().mockImplementation((options: uPlot.Options) => {
+  const chart: IFakeChart = { options, calls: [], setSize: jest.fn() };
+  fakeCharts.push(chart);
+  return {
+    batch: (fn: () => void) => fn(),
+    setData: () => chart.calls.push('setData'),
+    setScale: (key: string, range: { min: number; max: number }) =>
+      chart.calls.push(`setScale ${key} ${range.min}-${range.max}`),
+    setSize: chart.setSize,
+    destroy: () => chart.calls.push('destroy')
+  };
+});
+
+export default FakeUPlot;
