@@ -30,6 +30,17 @@ export function setFakeGpu(settings: Record<string, string>): void {
 }
 
 /**
+ * Make the fake nvidia-smi fail as a real one did: print the capture
+ * `errors/<capture>` and exit with `exitCode`.
+ */
+export function failLike(capture: string, exitCode: string): void {
+  setFakeGpu({
+    FAKE_SMI_ERROR: path.join(SMI_FIXTURES, 'errors', capture),
+    FAKE_SMI_EXIT: exitCode
+  });
+}
+
+/**
  * Back to replaying the machine the server was started with.
  */
 export function resetFakeGpu(): void {

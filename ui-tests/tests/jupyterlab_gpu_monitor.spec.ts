@@ -1,8 +1,7 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
-import * as path from 'path';
 
-import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import { failLike, resetFakeGpu } from './fakeGpu';
 
 /**
  * The plugin that adds the server-status command.
@@ -60,14 +59,7 @@ test.describe('GPU monitor frontend', () => {
     page,
     baseURL
   }) => {
-    setFakeGpu({
-      FAKE_SMI_ERROR: path.join(
-        SMI_FIXTURES,
-        'errors',
-        'nvml-driver-library-version-mismatch.txt'
-      ),
-      FAKE_SMI_EXIT: '18'
-    });
+    failLike('nvml-driver-library-version-mismatch.txt', '18');
     try {
       await page.goto();
       let status: any = null;

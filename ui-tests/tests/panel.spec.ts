@@ -3,7 +3,7 @@ import { Locator } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import { failLike, resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.
@@ -186,14 +186,7 @@ test.describe('GPU monitor panel', () => {
     page,
     baseURL
   }) => {
-    setFakeGpu({
-      FAKE_SMI_ERROR: path.join(
-        SMI_FIXTURES,
-        'errors',
-        'driver-not-loaded-couldnt-communicate.txt'
-      ),
-      FAKE_SMI_EXIT: '9'
-    });
+    failLike('driver-not-loaded-couldnt-communicate.txt', '9');
     try {
       let error: { message: string; hint: string } | null = null;
       await expect
@@ -217,6 +210,35 @@ test.describe('GPU monitor panel', () => {
       await expect(page.getByRole('button', { name: 'GPU n/a' })).toBeVisible();
     } finally {
       resetFakeGpu();
+    }
+  });
+
+  test('shows the instances of a MIG GPU and "n/a under MIG" for its utilization', async ({
+    page,
+    baseURL
+  }) => {
+    const mig = path.join(
+      SMI_FIXTURES,
+      'xml',
+      'a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml'
+    );
+    await replaceGpus(page, baseURL!, { FAKE_SMI_XML: mig });
+    try {
+      const panel = await openFromIcon(page);
+
+      const card = panel.getByRole('article', {
+        name: /NVIDIA A100-SXM4-80GB/
+      });
+      await expect(
+        card.getByRole('meter', { name: 'Utilization' })
+      ).toHaveAttribute('aria-valuetext', 'n/a under MIG');
+      const instances = card.getByRole('table', {
+        name: 'MIG instances of GPU 0'
+      });
+      await expect(instances.getByRole('row')).toHaveCount(1 + 4);
+      await expect(instances).toContainText('0.0 / 19.5 GiB');
+    } finally {
+      await replaceGpus(page, baseURL!, null);
     }
   });
 
@@ -274,6 +296,30 @@ async function openFromIcon(page: IJupyterLabPageFixture): Promise<Locator> {
   const panel = page.getByRole('region', { name: PANEL });
   await expect(panel).toBeVisible();
   return panel;
+}
+
+/**
+ * Replay another capture (`null`: the one the server started with). The
+ * server reads the slow facts, the MIG layout among them, again only after a
+ * failed read, as when a real machine's GPUs change: fail once in between.
+ */
+async function replaceGpus(
+  page: IJupyterLabPageFixture,
+  baseURL: string,
+  settings: Record<string, string> | null
+): Promise<void> {
+  const errorKind = async (): Promise<string | null> => {
+    const response = await page.request.get(`${baseURL}/gpu-monitor/api/gpus`);
+    return (await response.json()).error?.kind ?? null;
+  };
+  failLike('no-devices-were-found.txt', '6');
+  await expect.poll(errorKind).toBe('no_devices');
+  if (settings) {
+    setFakeGpu(settings);
+  } else {
+    resetFakeGpu();
+  }
+  await expect.poll(errorKind).toBeNull();
 }
 
 /**
