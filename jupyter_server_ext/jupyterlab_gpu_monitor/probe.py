@@ -8,8 +8,9 @@ standard library, and torch only when torch is already imported or a deep check 
 
 from __future__ import annotations
 
-import asyncio
 import json
+
+from .subprocesses import CommandTimeout, run_command
 
 # Distributions whose versions the probe reports (from importlib.metadata, never by import).
 DEFAULT_PACKAGES = (
@@ -111,24 +112,13 @@ async def probe_interpreter(python: str, deep: bool = True, timeout_seconds: flo
     Raises RuntimeError with what went wrong when it cannot run or does not answer in time.
     """
     try:
-        process = await asyncio.create_subprocess_exec(
-            python,
-            "-c",
-            script(deep=deep),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        finished = await run_command([python, "-c", script(deep=deep)], timeout_seconds)
     except OSError as error:
         raise RuntimeError(f"cannot run {python}: {error.strerror}") from None
-    try:
-        output, errors = await asyncio.wait_for(process.communicate(), timeout_seconds)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
+    except CommandTimeout:
         raise RuntimeError(f"{python} did not answer within {timeout_seconds:g} s") from None
-    if process.returncode != 0:
-        last = errors.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+    if finished.returncode != 0:
+        last = finished.stderr.strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(f"{python} failed: {last[0]}")
     # The last line: a deep check may print warnings of torch's before it.
-    return json.loads(output.decode().strip().splitlines()[-1])
+    return json.loads(finished.stdout.strip().splitlines()[-1])

@@ -7,14 +7,12 @@ whatever it started.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import shutil
-import signal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..subprocesses import CommandTimeout, run_command
 from .errors import CondaCommandError
 
 # conda env export's flag for each style of export.STYLES.
@@ -39,16 +37,6 @@ def _strings(value: object) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _kill(process: asyncio.subprocess.Process) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)
-        else:
-            process.kill()
-    except ProcessLookupError:
-        pass
-
-
 async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> str:
     """conda's standard output for ``conda <args>``. Raises CondaCommandError: not_installed,
     timeout, or failed (with the end of what conda printed on stderr)."""
@@ -56,31 +44,19 @@ async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> 
     command = f"conda {' '.join(args)}"
     if executable is None:
         raise CondaCommandError("not_installed", f"{conda!r} was not found on the PATH")
-    process = await asyncio.create_subprocess_exec(
-        executable,
-        *args,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        # Its own process group, so that a timeout kills what it started too.
-        start_new_session=True,
-    )
     try:
-        output, errors = await asyncio.wait_for(process.communicate(), timeout_seconds)
-    except asyncio.TimeoutError:
+        finished = await run_command([executable, *args], timeout_seconds)
+    except CommandTimeout:
         raise CondaCommandError(
             "timeout", f"`{command}` did not finish within {timeout_seconds:g} s"
         ) from None
-    finally:
-        if process.returncode is None:
-            _kill(process)
-            await process.wait()
-    if process.returncode != 0:
-        said = " ".join(errors.decode("utf-8", errors="replace").split())[-500:]
+    if finished.returncode != 0:
+        said = " ".join(finished.stderr.split())[-500:]
         raise CondaCommandError(
-            "failed", f"`{command}` exited with status {process.returncode}: {said or 'no message'}"
+            "failed",
+            f"`{command}` exited with status {finished.returncode}: {said or 'no message'}",
         )
-    return output.decode("utf-8", errors="replace")
+    return finished.stdout
 
 
 async def conda_env_export(conda: str, prefix: str, style: str, timeout_seconds: float) -> str:

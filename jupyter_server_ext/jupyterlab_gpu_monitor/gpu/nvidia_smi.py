@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Sequence
 
+from ..subprocesses import CommandTimeout, run_command
 from .errors import GpuReadError, error_from_output, kind_of_message
 from .model import Gpu, GpuProcess, Snapshot
 from .smi_csv import (
@@ -26,36 +27,22 @@ _INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
 
 
 async def run_nvidia_smi(executable: str, args: Sequence[str], timeout_seconds: float) -> str:
-    """nvidia-smi's stdout; a typed error when it is missing, fails, or hangs (then killed)."""
+    """nvidia-smi's output; a typed error when it is missing, fails, or hangs (then killed)."""
     try:
-        process = await asyncio.create_subprocess_exec(
-            executable,
-            *args,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
+        finished = await run_command([executable, *args], timeout_seconds, merge_stderr=True)
     except FileNotFoundError:
         raise GpuReadError("not_installed", f"nvidia-smi was not found ({executable})") from None
     except PermissionError:
         raise GpuReadError(
             "permission", f"nvidia-smi may not be run by this user ({executable})"
         ) from None
-    try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout_seconds)
-    except asyncio.TimeoutError:
+    except CommandTimeout:
         raise GpuReadError(
             "timeout", f"nvidia-smi did not answer within {timeout_seconds:g} s"
         ) from None
-    finally:
-        # Timed out, or the server is stopping: leave no nvidia-smi behind.
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    text = output.decode("utf-8", errors="replace")
-    if process.returncode != 0:
-        raise error_from_output(text, process.returncode)
-    return text
+    if finished.returncode != 0:
+        raise error_from_output(finished.stdout, finished.returncode)
+    return finished.stdout
 
 
 class NvidiaSmiSource:
