@@ -33,6 +33,7 @@ async def test_a_read_gives_live_csv_numbers_and_slow_xml_facts(fake_smi):
 
 
 async def test_the_xml_is_read_once_for_many_cheap_reads(fake_smi):
+    fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")  # one machine throughout
     source = NvidiaSmiSource()
     for _ in range(4):
         await source.sample()
@@ -168,3 +169,16 @@ async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
     ]
     compute = [[p.pid for p in g.processes if "C" in (p.type or "")] for g in expected.gpus]
     assert [[p.pid for p in g.processes] for g in snapshot.gpus] == compute
+
+
+async def test_a_new_gpu_layout_is_read_at_once_not_at_the_next_refresh(fake_smi):
+    source = NvidiaSmiSource()
+    fake_smi.replay("xml/rtx3080-driver-595.58-v13.xml")
+    before = await source.sample()
+    assert before.gpus[0].mig_mode is None and before.cuda_version == "13.2"
+    # The same server a moment later sees another GPU, in MIG mode (a swap, or a reboot).
+    fake_smi.replay("xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml")
+    after = await source.sample()
+    assert after.cuda_version == "12.2"
+    assert after.gpus[0].mig_mode == "enabled" and len(after.gpus[0].mig_devices) == 4
+    assert len(fake_smi.calls("-q -x")) == 2

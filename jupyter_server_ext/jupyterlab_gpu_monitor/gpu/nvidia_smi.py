@@ -70,16 +70,23 @@ class NvidiaSmiSource:
         """Nothing to release: every read is its own process."""
 
     async def _sample(self) -> Snapshot:
-        if self._static is None or time.monotonic() - self._static_read_at > STATIC_REFRESH_SECONDS:
-            self._static = await self._read_static()
-            self._static_read_at = time.monotonic()
+        stale = time.monotonic() - self._static_read_at > STATIC_REFRESH_SECONDS
+        if self._static is None or stale:
+            await self._refresh_static()
         rows = await self._query_gpus()
+        if not _same_layout(self._static, rows.gpus):
+            # A GPU swapped, or MIG switched on or off: the cached XML describes another layout.
+            await self._refresh_static()
         apps = parse_compute_apps(
             await self._run(
                 [f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,nounits"]
             )
         )
         return merge(self._static, rows.gpus, apps, rows.driver_version, time.time())
+
+    async def _refresh_static(self) -> None:
+        self._static = await self._read_static()
+        self._static_read_at = time.monotonic()
 
     async def _read_static(self) -> Snapshot:
         # Tens of ms of parsing for a large machine's XML: off the event loop.
@@ -107,6 +114,16 @@ class NvidiaSmiSource:
 
     async def _run(self, args: Sequence[str]) -> str:
         return await run_nvidia_smi(self._executable, args, self._timeout_seconds)
+
+
+def _same_layout(static: Snapshot, gpus: list[Gpu]) -> bool:
+    """Whether the XML read earlier describes the GPUs the CSV query sees now (UUIDs and MIG
+    modes; a CSV without them, from an old driver, cannot tell and counts as the same)."""
+    known = {gpu.uuid: gpu.mig_mode for gpu in static.gpus}
+    return all(
+        gpu.uuid is None or (gpu.uuid in known and gpu.mig_mode in (None, known[gpu.uuid]))
+        for gpu in gpus
+    )
 
 
 def name_mig_devices(gpus: list[Gpu], listed: list[Gpu]) -> None:
