@@ -11,9 +11,16 @@ import pytest
 from jupyterlab_gpu_monitor.conda import condarc, locations
 
 from .conda_layouts import FakeConda, install_fake_conda
-from .replay import FAKE_VARIABLES, FakeSmi, install_fake_nvidia_smi
+from .replay import FAKE_VARIABLES, FakeSmi, install_fake_nvidia_smi, server_config
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+
+@pytest.fixture
+def jp_server_config():
+    """The Jupyter server of the tests that need one: this extension reading the fake
+    nvidia-smi twice a second; a test module overrides it for other settings."""
+    return server_config(interval=0.5)
 
 
 @pytest.fixture

@@ -108,3 +108,16 @@ class FakeSmi:
         if not self.log.exists():
             return []
         return [line for line in self.log.read_text().splitlines() if line.startswith(prefix)]
+
+
+def server_config(**gpu_monitor) -> dict:
+    """pytest-jupyter's server config: this extension enabled, every endpoint behind
+    authentication as on a real server, ``c.GpuMonitor`` reading nvidia-smi unless the
+    arguments say otherwise."""
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
+            "allow_unauthenticated_access": False,
+        },
+        "GpuMonitor": {"source": "nvidia-smi", **gpu_monitor},
+    }

@@ -18,20 +18,15 @@ from .conda_layouts import (
     installed_by_history,
     make_conda_env,
 )
+from .replay import server_config
 
 HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
 SITE = "lib/python3.13t/site-packages"
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config):
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
-            "allow_unauthenticated_access": False,
-        },
-        "GpuMonitor": {"source": "nvidia-smi", "conda_timeout": 3.0},
-    }
+def jp_server_config():
+    return server_config(conda_timeout=3.0)
 
 
 @pytest.fixture

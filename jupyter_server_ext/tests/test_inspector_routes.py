@@ -18,17 +18,6 @@ GPUS = "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"
 APPS = "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"
 
 
-@pytest.fixture
-def jp_server_config(jp_server_config):
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
-            "allow_unauthenticated_access": False,
-        },
-        "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5},
-    }
-
-
 async def post(jp_fetch, *path, body) -> dict:
     response = await jp_fetch("gpu-monitor", "api", *path, method="POST", body=json.dumps(body))
     return json.loads(response.body)

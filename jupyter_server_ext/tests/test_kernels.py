@@ -14,21 +14,12 @@ import psutil
 import pytest
 from jupyterlab_gpu_monitor.kernels import ProcessTree, in_initial_pid_namespace
 
+from .replay import server_config
+
 # The H100 capture's compute processes: memhog 2566 MiB, memhog 1542 MiB, gpu_burn 15690 MiB.
 APPS = "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"
 GPUS = "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"
 XML = "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
-
-
-@pytest.fixture
-def jp_server_config(jp_server_config):
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
-            "allow_unauthenticated_access": False,
-        },
-        "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5},
-    }
 
 
 async def start_session(jp_fetch, path: str, kind: str = "notebook") -> dict:
@@ -157,10 +148,7 @@ async def test_pid_that_does_not_exist_here_is_not_visible_and_not_guessed(fake_
     assert process["user"] is None and process["kernel_id"] is None and process["name"] is None
 
 
-SHOW_COMMANDS_CONFIG = {
-    "ServerApp": {"jpserver_extensions": {"jupyterlab_gpu_monitor": True}},
-    "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5, "show_other_users_commands": True},
-}
+SHOW_COMMANDS_CONFIG = server_config(interval=0.5, show_other_users_commands=True)
 
 
 @pytest.mark.parametrize("jp_server_config", [SHOW_COMMANDS_CONFIG])

@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from traitlets import TraitError
 
 from .prometheus_lab import PROMTOOL, require
-from .replay import SMI_FIXTURES
+from .replay import SMI_FIXTURES, server_config
 
 MIB = 1024 * 1024
 H100_UUID = "GPU-00000000-0000-0000-0000-000000000000"
@@ -28,20 +28,13 @@ def networks() -> list[str]:
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config, networks):
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
-            "allow_unauthenticated_access": False,
-        },
-        "GpuMonitor": {
-            "source": "nvidia-smi",
-            "interval": 0.5,
-            "command_timeout": 1.0,
-            "idle_seconds": 1.0,
-            "metrics_unauthenticated_networks": networks,
-        },
-    }
+def jp_server_config(networks):
+    return server_config(
+        interval=0.5,
+        command_timeout=1.0,
+        idle_seconds=1.0,
+        metrics_unauthenticated_networks=networks,
+    )
 
 
 async def scrape(jp_fetch, **headers) -> tornado.httpclient.HTTPResponse:

@@ -8,19 +8,12 @@ import json
 import pytest
 import tornado
 
-from .replay import SMI_FIXTURES
+from .replay import SMI_FIXTURES, server_config
 
 
 @pytest.fixture
-def jp_server_config(jp_server_config):
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyterlab_gpu_monitor": True},
-            # Every endpoint must require authentication, as on a real server.
-            "allow_unauthenticated_access": False,
-        },
-        "GpuMonitor": {"source": "nvidia-smi", "interval": 0.5, "command_timeout": 1.0},
-    }
+def jp_server_config():
+    return server_config(interval=0.5, command_timeout=1.0)
 
 
 async def get_json(jp_fetch, *path, **params):
