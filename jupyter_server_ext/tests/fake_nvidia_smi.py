@@ -129,17 +129,12 @@ def main(args: list[str]) -> int:
     app_fields = _query(args, "--query-compute-apps=")
     if "-q" in args and "-x" in args:
         capture = settings.get("FAKE_SMI_XML")
-    elif gpu_fields:
-        capture = settings.get("FAKE_SMI_GPU_CSV")
+    elif gpu_fields or app_fields:
+        capture = settings.get("FAKE_SMI_GPU_CSV" if gpu_fields else "FAKE_SMI_APPS_CSV")
         if capture is None and "FAKE_SMI_XML" in settings:
             xml = _capture(settings["FAKE_SMI_XML"], settings)
-            sys.stdout.write(_csv_from_xml(xml, gpu_fields, processes=False))
-            return 0
-    elif app_fields:
-        capture = settings.get("FAKE_SMI_APPS_CSV")
-        if capture is None and "FAKE_SMI_XML" in settings:
-            xml = _capture(settings["FAKE_SMI_XML"], settings)
-            sys.stdout.write(_csv_from_xml(xml, app_fields, processes=True))
+            fields = gpu_fields or app_fields
+            sys.stdout.write(_csv_from_xml(xml, fields, processes=not gpu_fields))
             return 0
     elif args == ["-L"]:
         capture = settings.get("FAKE_SMI_LIST")
