@@ -50,6 +50,14 @@ async def child_of(pid: int) -> psutil.Process:
     raise AssertionError(f"kernel {pid} started no process")
 
 
+async def kernel_with_worker(serverapp, kernel_id: str) -> tuple[int, psutil.Process]:
+    """The kernel's pid, and a process it started (as `!python train.py` would)."""
+    pid = kernel_pid(serverapp, kernel_id)
+    code = "import subprocess; worker = subprocess.Popen(['sleep', '300'])"
+    await run_in_kernel(serverapp, kernel_id, code)
+    return pid, await child_of(pid)
+
+
 def kernel_pid(serverapp, kernel_id: str) -> int:
     return serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
 
@@ -83,11 +91,7 @@ async def test_kernel_and_its_child_process_are_joined_to_the_notebook(
 ):
     notebook = await start_session(jp_fetch, "experiments/train.ipynb")
     kernel_id = notebook["kernel"]["id"]
-    pid = kernel_pid(jp_serverapp, kernel_id)
-    await run_in_kernel(
-        jp_serverapp, kernel_id, "import subprocess; worker = subprocess.Popen(['sleep', '300'])"
-    )
-    child = await child_of(pid)
+    pid, child = await kernel_with_worker(jp_serverapp, kernel_id)
     fake_smi.replay(XML, GPUS, APPS)
     fake_smi.substitute_pids({11327: pid, 11328: child.pid, 11345: other_users_process})
 
@@ -118,11 +122,7 @@ async def test_kernels_endpoint_sums_each_kernels_processes_most_memory_first(
     idle = await start_session(jp_fetch, "idle.ipynb")
     busy = await start_session(jp_fetch, "scratch/console-1", kind="console")
     busy_id = busy["kernel"]["id"]
-    busy_pid = kernel_pid(jp_serverapp, busy_id)
-    await run_in_kernel(
-        jp_serverapp, busy_id, "import subprocess; w = subprocess.Popen(['sleep', '300'])"
-    )
-    child = await child_of(busy_pid)
+    busy_pid, child = await kernel_with_worker(jp_serverapp, busy_id)
     fake_smi.replay(XML, GPUS, APPS)
     fake_smi.substitute_pids({11327: busy_pid, 11328: child.pid})
     await snapshot_with_kernels(jp_fetch)
