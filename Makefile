@@ -22,9 +22,9 @@ $(VENV)/.installed: pyproject.toml package.json yarn.lock
 	touch $@
 
 # Kernels in environments of their own, for the probe tests: one without torch, one with
-# PyTorch's CPU build.
+# PyTorch's CPU build (and numpy, for the reproducibility cell's Galata tests).
 KERNEL_ENVS := $(abspath .kernel-envs)
-kernel-envs: $(KERNEL_ENVS)/plain/.ready $(KERNEL_ENVS)/torch-cpu/.ready
+kernel-envs: $(KERNEL_ENVS)/plain/.ready $(KERNEL_ENVS)/torch-cpu/.ready $(KERNEL_ENVS)/torch-cpu/.numpy
 
 $(KERNEL_ENVS)/plain/.ready:
 	python3 -m venv $(KERNEL_ENVS)/plain
@@ -34,6 +34,10 @@ $(KERNEL_ENVS)/plain/.ready:
 $(KERNEL_ENVS)/torch-cpu/.ready:
 	python3 -m venv $(KERNEL_ENVS)/torch-cpu
 	$(KERNEL_ENVS)/torch-cpu/bin/pip install ipykernel torch==2.13.0
+	touch $@
+
+$(KERNEL_ENVS)/torch-cpu/.numpy: $(KERNEL_ENVS)/torch-cpu/.ready
+	$(KERNEL_ENVS)/torch-cpu/bin/pip install numpy
 	touch $@
 
 # Debian's Chromium for the Galata tests (never a browser download), and Debian's Prometheus
@@ -60,7 +64,7 @@ check-install: install
 	jupyter server extension list 2>&1 | grep -E "jupyterlab_gpu_monitor .*OK"
 	jupyter labextension list 2>&1 | grep -E "jupyterlab-gpu-monitor .*enabled.*OK"
 
-test-ui: install system-deps
+test-ui: install system-deps kernel-envs
 	cd ui-tests && jlpm install && CI=1 jlpm playwright test
 
 bench: install

@@ -6,6 +6,7 @@ opens the server to the world and provides access to JupyterLab
 JavaScript objects through the global window variable.
 """
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -33,3 +34,23 @@ Path(os.environ["FAKE_SMI_CONTROL"]).unlink(missing_ok=True)
 c.GpuMonitor.source = "nvidia-smi"  # noqa: F821
 c.GpuMonitor.nvidia_smi_path = str(install_fake_nvidia_smi(RESULTS / "bin"))  # noqa: F821
 c.GpuMonitor.interval = 1.0  # noqa: F821
+
+# Kernels of their own environments for the environment and reproducibility tests: PyTorch's CPU
+# build (built by `make kernel-envs`), and a venv the drift test creates and changes itself
+# (ui-tests/tests/fingerprint.spec.ts), so that no test touches the environment the server runs in.
+KERNEL_ENVS = Path(os.environ.get("GPU_MONITOR_KERNEL_ENVS", REPO / ".kernel-envs"))
+TEST_KERNELS = Path(__file__).parent / ".kernels"
+TEST_KERNEL_PYTHONS = {
+    "gpu-monitor-torch-cpu": KERNEL_ENVS / "torch-cpu" / "bin" / "python",
+    "gpu-monitor-drift": TEST_KERNELS / "drift-env" / "bin" / "python",
+}
+for kernel_name, python in TEST_KERNEL_PYTHONS.items():
+    spec_dir = TEST_KERNELS / "jupyter" / "kernels" / kernel_name
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": kernel_name, "language": "python"}
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
+# Read when the kernelspec manager starts, after this file.
+os.environ["JUPYTER_PATH"] = os.pathsep.join(
+    filter(None, [str(TEST_KERNELS / "jupyter"), os.environ.get("JUPYTER_PATH")])
+)
