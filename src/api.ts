@@ -1,8 +1,18 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-import { requestAPI } from './request';
-import { IGpuHistory, IGpuSnapshot, IServerStatus } from './tokens';
+import { requestAPI, requestText } from './request';
+import {
+  EnvironmentFileStyle,
+  IDiagnosis,
+  IEnvironmentList,
+  IEnvironmentPackages,
+  IGpuHistory,
+  IGpuSnapshot,
+  IKernelProbe,
+  IProbeExpression,
+  IServerStatus
+} from './tokens';
 
 /**
  * Read every GPU now: `GET gpus`.
@@ -40,4 +50,79 @@ export function fetchStatus(
   serverSettings: ServerConnection.ISettings
 ): Promise<IServerStatus> {
   return requestAPI<IServerStatus>('status', serverSettings);
+}
+
+/**
+ * Get the kernel probe as one Python expression: `GET probe`.
+ *
+ * @param options.deep - whether the probe imports torch to ask it about CUDA
+ * @param options.packages - distributions to report besides the defaults
+ */
+export function fetchProbeExpression(
+  serverSettings: ServerConnection.ISettings,
+  options: { deep: boolean; packages: readonly string[] }
+): Promise<IProbeExpression> {
+  const query = URLExt.objectToQueryString({
+    deep: options.deep ? 1 : 0,
+    packages: options.packages.join(',')
+  });
+  return requestAPI<IProbeExpression>(`probe${query}`, serverSettings);
+}
+
+/**
+ * Ask what the server sees of a kernel, completed by the probe's answer when
+ * there is one, and the findings: `POST diagnose`.
+ *
+ * @param request.expected_prefix - the environment the notebook's
+ *   fingerprint recorded
+ */
+export function diagnoseKernel(
+  serverSettings: ServerConnection.ISettings,
+  request: {
+    kernel_id: string;
+    probe: IKernelProbe | null;
+    expected_prefix?: string;
+  }
+): Promise<IDiagnosis> {
+  return requestAPI<IDiagnosis>('diagnose', serverSettings, {
+    method: 'POST',
+    body: JSON.stringify(request)
+  });
+}
+
+/**
+ * List the conda environments and kernelspec venvs: `GET envs`.
+ */
+export function fetchEnvironments(
+  serverSettings: ServerConnection.ISettings
+): Promise<IEnvironmentList> {
+  return requestAPI<IEnvironmentList>('envs', serverSettings);
+}
+
+/**
+ * Read an environment's packages: `GET envs/<id>`.
+ */
+export function fetchEnvironmentPackages(
+  serverSettings: ServerConnection.ISettings,
+  id: string
+): Promise<IEnvironmentPackages> {
+  return requestAPI<IEnvironmentPackages>(
+    `envs/${encodeURIComponent(id)}`,
+    serverSettings
+  );
+}
+
+/**
+ * Export an environment as environment.yml: `GET envs/<id>/export`.
+ */
+export function fetchEnvironmentFile(
+  serverSettings: ServerConnection.ISettings,
+  id: string,
+  style: EnvironmentFileStyle
+): Promise<string> {
+  const query = URLExt.objectToQueryString({ style });
+  return requestText(
+    `envs/${encodeURIComponent(id)}/export${query}`,
+    serverSettings
+  );
 }

@@ -18,19 +18,52 @@ export async function requestAPI<T>(
   serverSettings: ServerConnection.ISettings,
   init: RequestInit = {}
 ): Promise<T> {
-  const requestUrl = URLExt.join(
-    serverSettings.baseUrl,
-    'gpu-monitor',
-    'api',
-    endPoint
-  );
-  const response = await ServerConnection.makeRequest(
-    requestUrl,
-    init,
-    serverSettings
-  );
-  if (!response.ok) {
-    throw await ServerConnection.ResponseError.create(response);
-  }
+  const response = await Private.send(endPoint, serverSettings, init);
   return (await response.json()) as T;
+}
+
+/**
+ * Call the server extension's REST API and return the body as text, for the
+ * endpoints that answer with a file (environment.yml).
+ *
+ * @throws as {@link requestAPI} does
+ */
+export async function requestText(
+  endPoint: string,
+  serverSettings: ServerConnection.ISettings,
+  init: RequestInit = {}
+): Promise<string> {
+  const response = await Private.send(endPoint, serverSettings, init);
+  return response.text();
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * Send a request under `<baseUrl>/gpu-monitor/api/`; the response when its
+   * status is a success.
+   */
+  export async function send(
+    endPoint: string,
+    serverSettings: ServerConnection.ISettings,
+    init: RequestInit
+  ): Promise<Response> {
+    const requestUrl = URLExt.join(
+      serverSettings.baseUrl,
+      'gpu-monitor',
+      'api',
+      endPoint
+    );
+    const response = await ServerConnection.makeRequest(
+      requestUrl,
+      init,
+      serverSettings
+    );
+    if (!response.ok) {
+      throw await ServerConnection.ResponseError.create(response);
+    }
+    return response;
+  }
 }

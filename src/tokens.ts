@@ -5,6 +5,8 @@
  * snake_case keys are the wire contract and are kept as they are.
  */
 
+import { ISessionContext } from '@jupyterlab/apputils';
+import { INotebookModel } from '@jupyterlab/notebook';
 import { Token } from '@lumino/coreutils';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal } from '@lumino/signaling';
@@ -556,3 +558,540 @@ export const IGpuMonitorModel = new Token<IGpuMonitorModel>(
   'jupyterlab-gpu-monitor:IGpuMonitorModel',
   'The GPU readings polled from the server extension: the latest snapshot and the recent history of every GPU.'
 );
+
+/**
+ * The body of `GET /gpu-monitor/api/probe`: the kernel probe as one Python
+ * expression, for a silent execute's `user_expressions`.
+ */
+export interface IProbeExpression {
+  /**
+   * The expression; its value's repr is the probe's JSON answer.
+   */
+  expression: string;
+  /**
+   * Whether it imports torch to ask it about CUDA.
+   */
+  deep: boolean;
+}
+
+/**
+ * What the probe learnt from torch: only when the user had imported it or a
+ * deep check imported it.
+ */
+export interface ITorchFacts {
+  /**
+   * `torch.__version__`, e.g. `2.13.0+cpu`.
+   */
+  version: string | null;
+  /**
+   * The CUDA version torch is built for; null for a CPU-only build.
+   */
+  cuda?: string | null;
+  /**
+   * `torch.cuda.is_available()`.
+   */
+  cuda_available?: boolean;
+  /**
+   * `torch.cuda.is_initialized()`: whether the kernel already made a CUDA
+   * context, after which CUDA's environment variables no longer apply.
+   */
+  cuda_initialized?: boolean;
+  /**
+   * How many GPUs torch sees.
+   */
+  device_count?: number;
+  /**
+   * The names of the GPUs torch sees, in its order.
+   */
+  devices?: string[];
+  /**
+   * The cuDNN version, e.g. 90100; null without CUDA.
+   */
+  cudnn?: number | null;
+  /**
+   * Whether the probe imported torch (a deep check) rather than the user.
+   */
+  imported_by_probe?: boolean;
+  /**
+   * Why `import torch` failed, when it did.
+   */
+  import_error?: string;
+  /**
+   * Why asking torch about CUDA failed, when it did.
+   */
+  error?: string;
+}
+
+/**
+ * The kernel probe's answer: the kernel's own view of its environment.
+ */
+export interface IKernelProbe {
+  /**
+   * `sys.executable`.
+   */
+  executable: string;
+  /**
+   * `sys.prefix`: the environment the kernel runs in.
+   */
+  prefix: string;
+  /**
+   * `sys.base_prefix`: the Python a venv was made from.
+   */
+  base_prefix: string;
+  /**
+   * The Python version, e.g. `3.11.7`.
+   */
+  python_version: string;
+  /**
+   * The Python implementation, e.g. `CPython`.
+   */
+  implementation: string;
+  /**
+   * `CONDA_DEFAULT_ENV` in the kernel.
+   */
+  conda_default_env: string | null;
+  /**
+   * `CONDA_PREFIX` in the kernel.
+   */
+  conda_prefix: string | null;
+  /**
+   * `VIRTUAL_ENV` in the kernel.
+   */
+  virtual_env: string | null;
+  /**
+   * `CUDA_VISIBLE_DEVICES` in the kernel now; null when it is not set.
+   */
+  cuda_visible_devices: string | null;
+  /**
+   * The version of each package asked about; null when not installed.
+   */
+  packages: { [name: string]: string | null };
+  /**
+   * What torch says, when it is imported; null otherwise.
+   */
+  torch: ITorchFacts | null;
+  /**
+   * Whether this was a deep check (torch imported to ask it).
+   */
+  deep: boolean;
+}
+
+/**
+ * How bad a finding is.
+ */
+export type FindingSeverity = 'error' | 'warning' | 'info';
+
+/**
+ * One problem found in a kernel's environment, how it was found, and the
+ * command or code that fixes it.
+ */
+export interface IFinding {
+  /**
+   * A stable id of the rule, e.g. `cpu-only-torch`.
+   */
+  id: string;
+  /**
+   * How bad it is.
+   */
+  severity: FindingSeverity;
+  /**
+   * What is wrong, in one line.
+   */
+  title: string;
+  /**
+   * The facts that show it.
+   */
+  evidence: string;
+  /**
+   * The command or code that fixes it; empty when there is none to run.
+   */
+  fix: string;
+}
+
+/**
+ * What the server reads of a kernel's process, without a round trip.
+ */
+export interface IKernelProcess {
+  /**
+   * The kernel's process id.
+   */
+  pid: number;
+  /**
+   * The interpreter the kernel was launched with.
+   */
+  interpreter: string | null;
+  /**
+   * `/proc/<pid>/exe`: the binary, symlinks resolved.
+   */
+  executable: string | null;
+  /**
+   * The environment the interpreter belongs to.
+   */
+  prefix: string | null;
+  /**
+   * `conda`, `venv` or `system`.
+   */
+  env_kind: 'conda' | 'venv' | 'system' | null;
+  /**
+   * The variables the kernel started with: `CUDA_VISIBLE_DEVICES`,
+   * `CONDA_PREFIX`, `CONDA_DEFAULT_ENV`, `VIRTUAL_ENV`, `LD_LIBRARY_PATH`.
+   */
+  variables: { [name: string]: string | null };
+  /**
+   * False when the process could not be read (another user's, or gone).
+   */
+  readable: boolean;
+}
+
+/**
+ * The body of `POST /gpu-monitor/api/diagnose`: what the server sees of a
+ * kernel, completed by the probe's answer when one was sent, and the
+ * findings, errors first.
+ */
+export interface IDiagnosis {
+  /**
+   * The kernel id.
+   */
+  kernel_id: string;
+  /**
+   * The kernelspec name.
+   */
+  kernelspec: string | null;
+  /**
+   * Whether the kernel has no local process (a gateway's kernel).
+   */
+  remote: boolean;
+  /**
+   * The kernel's process; null for a remote kernel.
+   */
+  process: IKernelProcess | null;
+  /**
+   * The environment the kernel runs in.
+   */
+  prefix: string | null;
+  /**
+   * Which sources answered: the server (always), the probe (when sent).
+   */
+  sources: { server: boolean; probe: boolean };
+  /**
+   * What is wrong, errors first.
+   */
+  findings: IFinding[];
+}
+
+/**
+ * The kind of an environment.
+ */
+export type EnvironmentKind = 'conda-root' | 'conda-env' | 'venv';
+
+/**
+ * A conda environment, or a venv a kernelspec launches: an item of
+ * `GET /gpu-monitor/api/envs`.
+ */
+export interface IEnvironment {
+  /**
+   * Its name in URLs: the name, or the name and a hash when names clash.
+   */
+  id: string;
+  /**
+   * Its name.
+   */
+  name: string;
+  /**
+   * Its folder.
+   */
+  prefix: string;
+  /**
+   * Its kind.
+   */
+  kind: EnvironmentKind;
+  /**
+   * The tool that made it: conda, mamba, micromamba, pixi, venv, uv…
+   */
+  manager: string;
+  /**
+   * The version of its Python.
+   */
+  python_version: string | null;
+  /**
+   * How many packages it holds.
+   */
+  package_count: number;
+  /**
+   * The kernelspecs that launch it.
+   */
+  kernelspecs: string[];
+  /**
+   * When conda last changed it, in seconds since the epoch; null for a venv.
+   */
+  modified: number | null;
+}
+
+/**
+ * The body of `GET /gpu-monitor/api/envs`.
+ */
+export interface IEnvironmentList {
+  /**
+   * Every environment found.
+   */
+  environments: IEnvironment[];
+  /**
+   * Their prefixes, as `conda env list --json` lists them.
+   */
+  envs: string[];
+}
+
+/**
+ * One installed package of an environment.
+ */
+export interface IPackageRecord {
+  /**
+   * The package name.
+   */
+  name: string;
+  /**
+   * Its version.
+   */
+  version: string;
+  /**
+   * Its conda build string; empty for a pip package.
+   */
+  build: string;
+  /**
+   * Its channel; `pypi` for a pip package.
+   */
+  channel: string;
+  /**
+   * Who installed it.
+   */
+  installer: 'conda' | 'pip';
+  /**
+   * On a pip package: the conda package that installed the same files.
+   */
+  conda_name: string | null;
+}
+
+/**
+ * The body of `GET /gpu-monitor/api/envs/<id>`.
+ */
+export interface IEnvironmentPackages {
+  /**
+   * The environment.
+   */
+  environment: IEnvironment;
+  /**
+   * Its packages.
+   */
+  packages: IPackageRecord[];
+}
+
+/**
+ * The styles of environment.yml the server exports.
+ */
+export type EnvironmentFileStyle = 'no-builds' | 'from-history' | 'with-builds';
+
+/**
+ * A notebook's record of the environment it ran in, kept in its metadata
+ * under `gpu_monitor.environment`.
+ */
+export interface IEnvironmentFingerprint {
+  /**
+   * When it was recorded, as an ISO 8601 date.
+   */
+  recorded: string;
+  /**
+   * The environment: its name, folder and kind.
+   */
+  environment: {
+    name: string | null;
+    prefix: string;
+    kind: string | null;
+  };
+  /**
+   * The Python version and implementation.
+   */
+  python: { version: string; implementation: string };
+  /**
+   * The versions of the key packages; null for one not installed.
+   */
+  packages: { [name: string]: string | null };
+  /**
+   * The CUDA version torch is built for, `cpu` for a CPU-only build; null
+   * when torch is not installed or its build is unknown.
+   */
+  torch_cuda: string | null;
+  /**
+   * The driver, its CUDA version and the GPUs the kernel could see; null
+   * when no GPU could be read.
+   */
+  gpus: {
+    driver_version: string | null;
+    cuda_version: string | null;
+    names: string[];
+  } | null;
+}
+
+/**
+ * Where the inspection of the current kernel stands.
+ *
+ * - `no-kernel`: no notebook or console, or one without a kernel
+ * - `server`: asking the server what it sees of the kernel
+ * - `waiting`: the kernel is busy or starting; it is probed once idle
+ * - `probing`: the probe runs in the kernel
+ * - `probed`: the probe answered
+ * - `no-probe`: the kernel's language has no in-kernel probe
+ * - `timeout`: the probe did not answer in time
+ * - `failed`: the probe or the server failed; see `error`
+ */
+export type InspectionPhase =
+  | 'no-kernel'
+  | 'server'
+  | 'waiting'
+  | 'probing'
+  | 'probed'
+  | 'no-probe'
+  | 'timeout'
+  | 'failed';
+
+/**
+ * A notebook or console whose kernel is inspected.
+ */
+export interface IInspectionTarget {
+  /**
+   * Its name, for a person.
+   */
+  label: string;
+  /**
+   * Its session, which holds the kernel.
+   */
+  sessionContext: ISessionContext;
+  /**
+   * The notebook's model, which holds the fingerprint; null for a console.
+   */
+  notebook: INotebookModel | null;
+}
+
+/**
+ * The inspector of the current kernel's environment: what the server sees
+ * of its process, what the kernel itself answers to a silent probe, the
+ * findings, and the notebook's fingerprint and how the kernel drifted from it.
+ */
+export interface IEnvironmentInspector extends IDisposable {
+  /**
+   * The notebook or console inspected; null when there is none.
+   */
+  readonly target: IInspectionTarget | null;
+  /**
+   * Where the inspection stands.
+   */
+  readonly phase: InspectionPhase;
+  /**
+   * Whether the probe running, or the last one, is a deep check.
+   */
+  readonly deep: boolean;
+  /**
+   * The server's report; null before it answers.
+   */
+  readonly report: IDiagnosis | null;
+  /**
+   * The probe's answer; null before it answers or when it cannot.
+   */
+  readonly probe: IKernelProbe | null;
+  /**
+   * Why the probe or the server failed, for a person; null otherwise.
+   */
+  readonly error: string | null;
+  /**
+   * The versions of the key packages as the server reads them from the
+   * environment's records; null until read. Used while there is no probe.
+   */
+  readonly serverPackages: { [name: string]: string | null } | null;
+  /**
+   * The environment of the server's listing the kernel runs in.
+   */
+  readonly environment: IEnvironment | null;
+  /**
+   * The fingerprint the notebook recorded; null when it has none.
+   */
+  readonly fingerprint: IEnvironmentFingerprint | null;
+  /**
+   * How the kernel differs from the fingerprint, as findings.
+   */
+  readonly drift: readonly IFinding[];
+  /**
+   * The server's findings and the drift, errors first.
+   */
+  readonly findings: readonly IFinding[];
+  /**
+   * The server's environments, for the environments table.
+   */
+  readonly environments: IEnvironmentCatalog;
+  /**
+   * Emitted when anything above changes.
+   */
+  readonly changed: ISignal<IEnvironmentInspector, void>;
+  /**
+   * Emitted once per kernel start when the kernel drifted from the
+   * notebook's fingerprint, with the drift.
+   */
+  readonly driftFound: ISignal<IEnvironmentInspector, readonly IFinding[]>;
+  /**
+   * Inspect the target's kernel while the returned disposable lives; without
+   * a watcher, only a notebook with a fingerprint is inspected.
+   */
+  watch(): IDisposable;
+  /**
+   * Ask the server and the kernel again. Resolves once the probe answered,
+   * waits for an idle kernel, timed out or failed.
+   *
+   * @param options.deep - whether the probe imports torch (a deep check)
+   */
+  refresh(options?: { deep?: boolean }): Promise<void>;
+  /**
+   * The environment as a fingerprint would record it now; null without a
+   * probe answer.
+   */
+  currentFingerprint(): Promise<IEnvironmentFingerprint | null>;
+}
+
+/**
+ * The environment inspector of the current notebook or console.
+ */
+export const IEnvironmentInspector = new Token<IEnvironmentInspector>(
+  'jupyterlab-gpu-monitor:IEnvironmentInspector',
+  "The current kernel's environment as the server and an in-kernel probe see it, the findings with their fixes, and the notebook's environment fingerprint."
+);
+
+/**
+ * The server's environments, loaded when first asked for.
+ */
+export interface IEnvironmentCatalog {
+  /**
+   * The environments; null before they are loaded.
+   */
+  readonly environments: readonly IEnvironment[] | null;
+  /**
+   * Why loading failed; null otherwise.
+   */
+  readonly failure: IRequestFailure | null;
+  /**
+   * Emitted when the environments or a package list arrive.
+   */
+  readonly changed: ISignal<IEnvironmentCatalog, void>;
+  /**
+   * Load the environments, once; again when `reload`.
+   */
+  load(reload?: boolean): Promise<void>;
+  /**
+   * The packages of an environment, once loaded; undefined before.
+   */
+  packagesOf(id: string): IEnvironmentPackages | undefined;
+  /**
+   * Load the packages of an environment, once.
+   */
+  loadPackages(id: string): Promise<IEnvironmentPackages>;
+  /**
+   * The environment.yml of an environment, in a style.
+   */
+  exportFile(id: string, style: EnvironmentFileStyle): Promise<string>;
+}

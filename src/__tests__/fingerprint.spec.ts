@@ -1,0 +1,256 @@
+import { NotebookModel } from '@jupyterlab/notebook';
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { environmentOfPrefix } from '../env/catalog';
+import {
+  diffFingerprint,
+  driftFindings,
+  makeFingerprint,
+  METADATA_KEY,
+  parseFingerprint,
+  readFingerprint,
+  torchCudaBuild,
+  writeFingerprint
+} from '../env/fingerprint';
+import { IEnvironmentFingerprint } from '../tokens';
+import { environmentList, probeOf, probeReplies } from './envPayloads';
+import { a100MigSnapshot, a5000Snapshot } from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * The fingerprint of the recorded torch-cpu kernel next to the two A5000s.
+ */
+function torchCpuFingerprint(): IEnvironmentFingerprint {
+  const probe = probeOf(probeReplies.torchCpu());
+  return makeFingerprint({
+    probe,
+    environment: environmentOfPrefix(
+      environmentList().environments,
+      probe.prefix
+    ),
+    snapshot: a5000Snapshot(),
+    now: new Date('2026-11-30T05:00:00Z')
+  });
+}
+
+describe('makeFingerprint', () => {
+  it("records the environment, Python, key packages, torch's build and the GPUs", () => {
+    const fingerprint = torchCpuFingerprint();
+    expect(fingerprint).toEqual({
+      recorded: '2026-11-30T05:00:00.000Z',
+      environment: {
+        name: 'torch-cpu',
+        prefix: expect.stringMatching(/\.kernel-envs\/torch-cpu$/),
+        kind: 'venv'
+      },
+      python: { version: '3.11.7', implementation: 'CPython' },
+      packages: expect.objectContaining({
+        torch: '2.13.0+cpu',
+        numpy: '2.4.6',
+        tensorflow: null
+      }),
+      torch_cuda: 'cpu',
+      gpus: {
+        driver_version: '590.44.01',
+        cuda_version: '13.1',
+        names: ['NVIDIA RTX A5000', 'NVIDIA RTX A5000']
+      }
+    });
+  });
+
+  it('records only the GPUs the kernel can see, and none when there are none', () => {
+    const probe = probeOf(probeReplies.torchCpuVisibleDevices());
+    const now = new Date();
+    const visible = makeFingerprint({
+      probe,
+      environment: null,
+      snapshot: a5000Snapshot(),
+      now
+    });
+    expect(visible.gpus?.names).toEqual(['NVIDIA RTX A5000']);
+    // Without a listing, the folder names the environment.
+    expect(visible.environment).toMatchObject({
+      name: 'torch-cpu',
+      kind: null
+    });
+
+    expect(
+      makeFingerprint({ probe, environment: null, snapshot: null, now }).gpus
+    ).toBeNull();
+  });
+});
+
+describe('torchCudaBuild', () => {
+  const probe = probeOf(probeReplies.torchCpu());
+
+  it("reads the build from torch when imported, else from pip's local version", () => {
+    expect(torchCudaBuild(probeOf(probeReplies.torchCpuDeep()))).toBe('cpu');
+    expect(torchCudaBuild(probe)).toBe('cpu');
+    const cuda = { ...probe, packages: { torch: '2.5.1+cu121' } };
+    expect(torchCudaBuild(cuda)).toBe('12.1');
+    const imported = { ...probe, torch: { version: '2.5.1', cuda: '12.4' } };
+    expect(torchCudaBuild(imported)).toBe('12.4');
+  });
+
+  it('knows nothing of a conda build, or without torch', () => {
+    expect(torchCudaBuild({ ...probe, packages: { torch: '2.5.1' } })).toBe(
+      null
+    );
+    expect(torchCudaBuild(probeOf(probeReplies.plain()))).toBe(null);
+  });
+});
+
+describe('diffFingerprint', () => {
+  it('finds no change between a kernel and its own fingerprint', () => {
+    expect(
+      diffFingerprint(torchCpuFingerprint(), torchCpuFingerprint())
+    ).toEqual([]);
+  });
+
+  it('tells each package, Python, build, GPU model and driver that changed', () => {
+    const recorded = torchCpuFingerprint();
+    const current = torchCpuFingerprint();
+    current.python.version = '3.12.1';
+    current.packages = {
+      ...current.packages,
+      numpy: '2.3.5',
+      pandas: '2.2.3',
+      scipy: '1.14.0'
+    };
+    current.torch_cuda = '12.4';
+    const a100 = a100MigSnapshot();
+    current.gpus = {
+      driver_version: a100.driver_version,
+      cuda_version: a100.cuda_version,
+      names: [a100.gpus[0].name!]
+    };
+
+    expect(diffFingerprint(recorded, current)).toEqual([
+      { kind: 'python', recorded: 'CPython 3.11.7', current: 'CPython 3.12.1' },
+      { kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' },
+      { kind: 'package', name: 'pandas', recorded: null, current: '2.2.3' },
+      { kind: 'torch-cuda', recorded: 'cpu', current: '12.4' },
+      {
+        kind: 'gpus',
+        recorded: 'NVIDIA RTX A5000, NVIDIA RTX A5000',
+        current: 'NVIDIA A100-SXM4-80GB'
+      },
+      {
+        kind: 'driver',
+        recorded: '590.44.01 (CUDA 13.1)',
+        current: '535.54.03 (CUDA 12.2)'
+      }
+    ]);
+  });
+
+  it('compares nothing that one side does not know', () => {
+    const recorded = torchCpuFingerprint();
+    const current = { ...torchCpuFingerprint(), gpus: null, torch_cuda: null };
+    const { numpy, ...withoutNumpy } = current.packages;
+    current.packages = withoutNumpy;
+    expect(numpy).toBe('2.4.6');
+    expect(diffFingerprint(recorded, current)).toEqual([]);
+  });
+});
+
+describe('driftFindings', () => {
+  const recorded = torchCpuFingerprint();
+  const date = new Date(recorded.recorded).toLocaleDateString();
+
+  it('tells what changed since when, with the command that pins it back', () => {
+    const [numpy, torch] = driftFindings(
+      [
+        { kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' },
+        { kind: 'torch-cuda', recorded: 'cpu', current: '12.4' }
+      ],
+      recorded,
+      trans,
+      new Set()
+    );
+    expect(numpy).toEqual({
+      id: 'drift-package-numpy',
+      severity: 'warning',
+      title: 'numpy 2.4.6 → 2.3.5 since the fingerprint',
+      evidence: `The notebook recorded numpy 2.4.6 on ${date}; the kernel has 2.3.5.`,
+      fix: 'pip install "numpy==2.4.6"'
+    });
+    expect(torch.fix).toBe(
+      'pip install "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'
+    );
+  });
+
+  it('pins with conda what conda installed, and removes what was not there', () => {
+    const [numpy, pandas, python] = driftFindings(
+      [
+        { kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' },
+        { kind: 'package', name: 'pandas', recorded: null, current: '2.2.3' },
+        {
+          kind: 'python',
+          recorded: 'CPython 3.11.7',
+          current: 'CPython 3.12.1'
+        }
+      ],
+      recorded,
+      trans,
+      new Set(['numpy', 'pandas', 'python'])
+    );
+    expect(numpy.fix).toBe('conda install "numpy=2.4.6"');
+    expect(pandas.title).toBe(
+      'pandas not installed → 2.2.3 since the fingerprint'
+    );
+    expect(pandas.fix).toBe('conda remove pandas');
+    expect(python.fix).toBe('conda install "python=3.11.7"');
+  });
+
+  it('has nothing to run for other GPUs or another driver', () => {
+    const findings = driftFindings(
+      [
+        { kind: 'gpus', recorded: 'NVIDIA RTX A5000', current: 'NVIDIA A100' },
+        {
+          kind: 'driver',
+          recorded: '590.44.01 (CUDA 13.1)',
+          current: '535.54.03 (CUDA 12.2)'
+        }
+      ],
+      recorded,
+      trans,
+      new Set()
+    );
+    expect(findings.map(f => [f.severity, f.fix])).toEqual([
+      ['warning', ''],
+      ['info', '']
+    ]);
+  });
+});
+
+describe('the fingerprint in notebook metadata', () => {
+  it('is written under gpu_monitor.environment, keeping other records', () => {
+    const notebook = new NotebookModel();
+    notebook.setMetadata(METADATA_KEY, { other: 1 });
+    expect(readFingerprint(notebook)).toBeNull();
+
+    const fingerprint = torchCpuFingerprint();
+    writeFingerprint(notebook, fingerprint);
+
+    expect(notebook.getMetadata(METADATA_KEY)).toEqual({
+      other: 1,
+      environment: fingerprint
+    });
+    expect(readFingerprint(notebook)).toEqual(fingerprint);
+    notebook.dispose();
+  });
+
+  it('is ignored when it is not a fingerprint', () => {
+    expect(parseFingerprint({ recorded: 'yesterday' })).toBeNull();
+    expect(parseFingerprint('fingerprint')).toBeNull();
+    const { gpus, torch_cuda, ...older } = torchCpuFingerprint();
+    expect(gpus).not.toBeNull();
+    expect(torch_cuda).toBe('cpu');
+    expect(parseFingerprint(older)).toEqual({
+      ...older,
+      gpus: null,
+      torch_cuda: null
+    });
+  });
+});

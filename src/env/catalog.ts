@@ -1,0 +1,213 @@
+import { ServerConnection } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import {
+  fetchEnvironmentFile,
+  fetchEnvironmentPackages,
+  fetchEnvironments
+} from '../api';
+import { classifyFailure } from '../gpu/failure';
+import {
+  EnvironmentFileStyle,
+  IEnvironment,
+  IEnvironmentCatalog,
+  IEnvironmentPackages,
+  IPackageRecord,
+  IRequestFailure
+} from '../tokens';
+
+/**
+ * The environments whose name, id, folder, kind, manager, Python version or
+ * kernelspecs contain every word of the query, ignoring case.
+ */
+export function filterEnvironments(
+  environments: readonly IEnvironment[],
+  query: string
+): IEnvironment[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return environments.filter(environment => {
+    const text = [
+      environment.name,
+      environment.id,
+      environment.prefix,
+      environment.kind,
+      environment.manager,
+      environment.python_version ?? '',
+      ...environment.kernelspecs
+    ]
+      .join(' ')
+      .toLowerCase();
+    return words.every(word => text.includes(word));
+  });
+}
+
+/**
+ * The environment of a listing whose folder is `prefix`; null when none is.
+ */
+export function environmentOfPrefix(
+  environments: readonly IEnvironment[],
+  prefix: string | null
+): IEnvironment | null {
+  const normal = (path: string) => path.replace(/[/\\]+$/, '');
+  return prefix === null
+    ? null
+    : (environments.find(
+        environment => normal(environment.prefix) === normal(prefix)
+      ) ?? null);
+}
+
+/**
+ * The versions of some packages in an environment's records, by the names
+ * pip knows them by: conda's `pytorch` answers for `torch`. Null for a
+ * package that is not installed.
+ */
+export function packageVersions(
+  records: readonly IPackageRecord[],
+  names: readonly string[]
+): { [name: string]: string | null } {
+  const versions: { [name: string]: string | null } = {};
+  for (const name of names) {
+    const aliases = [name, ...(Private.CONDA_NAMES[name] ?? [])].map(alias =>
+      Private.normalName(alias)
+    );
+    // pip's files win over conda's when both installed one (pip came last).
+    const found =
+      records.find(
+        record =>
+          record.installer === 'pip' &&
+          aliases.includes(Private.normalName(record.name))
+      ) ??
+      records.find(record => aliases.includes(Private.normalName(record.name)));
+    versions[name] = found?.version ?? null;
+  }
+  return versions;
+}
+
+/**
+ * The server's environments, asked for once and then kept; each
+ * environment's packages asked for when first wanted.
+ */
+export class EnvironmentCatalog implements IEnvironmentCatalog {
+  /**
+   * Create a catalog; it asks the server nothing before `load`.
+   */
+  constructor(options: EnvironmentCatalog.IOptions) {
+    this._serverSettings = options.serverSettings;
+  }
+
+  /**
+   * The environments; null before they are loaded.
+   */
+  get environments(): readonly IEnvironment[] | null {
+    return this._environments;
+  }
+
+  /**
+   * Why loading failed; null otherwise.
+   */
+  get failure(): IRequestFailure | null {
+    return this._failure;
+  }
+
+  /**
+   * Emitted when the environments or a package list arrive.
+   */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  /**
+   * Load the environments, once; again when `reload`. Never rejects: a
+   * failure is kept in `failure`.
+   */
+  load(reload = false): Promise<void> {
+    if (this._loading === null || reload) {
+      this._loading = this._load();
+    }
+    return this._loading;
+  }
+
+  /**
+   * The packages of an environment, once loaded; undefined before.
+   */
+  packagesOf(id: string): IEnvironmentPackages | undefined {
+    return this._packages.get(id);
+  }
+
+  /**
+   * Load the packages of an environment, once.
+   */
+  async loadPackages(id: string): Promise<IEnvironmentPackages> {
+    const known = this._packages.get(id);
+    if (known) {
+      return known;
+    }
+    const loaded = await fetchEnvironmentPackages(this._serverSettings, id);
+    this._packages.set(id, loaded);
+    this._changed.emit();
+    return loaded;
+  }
+
+  /**
+   * The environment.yml of an environment, in a style.
+   */
+  exportFile(id: string, style: EnvironmentFileStyle): Promise<string> {
+    return fetchEnvironmentFile(this._serverSettings, id, style);
+  }
+
+  /**
+   * Ask the server for the environments; a reload forgets the packages read.
+   */
+  private async _load(): Promise<void> {
+    try {
+      const listing = await fetchEnvironments(this._serverSettings);
+      this._environments = listing.environments;
+      this._failure = null;
+      this._packages.clear();
+    } catch (error) {
+      this._failure = classifyFailure(error);
+    }
+    this._changed.emit();
+  }
+
+  private _serverSettings: ServerConnection.ISettings;
+  private _environments: readonly IEnvironment[] | null = null;
+  private _failure: IRequestFailure | null = null;
+  private _loading: Promise<void> | null = null;
+  private _packages = new Map<string, IEnvironmentPackages>();
+  private _changed = new Signal<this, void>(this);
+}
+
+/**
+ * The types of {@link EnvironmentCatalog}.
+ */
+export namespace EnvironmentCatalog {
+  /**
+   * How to reach the server.
+   */
+  export interface IOptions {
+    /**
+     * The connection settings of the Jupyter server.
+     */
+    serverSettings: ServerConnection.ISettings;
+  }
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The conda names of packages pip knows by another name.
+   */
+  export const CONDA_NAMES: { [pipName: string]: string[] } = {
+    torch: ['pytorch']
+  };
+
+  /**
+   * A distribution name as PEP 503 compares them.
+   */
+  export function normalName(name: string): string {
+    return name.toLowerCase().replace(/[-_.]+/g, '-');
+  }
+}

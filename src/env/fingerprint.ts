@@ -1,0 +1,379 @@
+import { PathExt } from '@jupyterlab/coreutils';
+import { INotebookModel } from '@jupyterlab/notebook';
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import {
+  IEnvironment,
+  IEnvironmentFingerprint,
+  IFinding,
+  IGpuSnapshot,
+  IKernelProbe
+} from '../tokens';
+import { visibleGpuIndices } from './gpus';
+
+/**
+ * The notebook metadata key the extension keeps its records under; the
+ * fingerprint is its `environment`.
+ */
+export const METADATA_KEY = 'gpu_monitor';
+
+/**
+ * What a fingerprint is made of.
+ */
+export interface IFingerprintSource {
+  /**
+   * The probe's answer.
+   */
+  probe: IKernelProbe;
+  /**
+   * The environment of the server's listing the kernel runs in, if listed.
+   */
+  environment: IEnvironment | null;
+  /**
+   * The GPUs now; null when they cannot be read.
+   */
+  snapshot: IGpuSnapshot | null;
+  /**
+   * The date to record.
+   */
+  now: Date;
+}
+
+/**
+ * One way the kernel differs from the fingerprint.
+ */
+export interface IFingerprintChange {
+  /**
+   * What differs.
+   */
+  kind: 'python' | 'package' | 'torch-cuda' | 'gpus' | 'driver';
+  /**
+   * The package, for `package`.
+   */
+  name?: string;
+  /**
+   * The recorded value; null for a package that was not installed.
+   */
+  recorded: string | null;
+  /**
+   * The value now; null for a package that is not installed.
+   */
+  current: string | null;
+}
+
+/**
+ * The CUDA version torch is built for, `cpu` for a CPU-only build; null when
+ * torch is not installed or its build is unknown (a conda build the probe did
+ * not import).
+ */
+export function torchCudaBuild(probe: IKernelProbe): string | null {
+  const torch = probe.torch;
+  if (torch && torch.cuda !== undefined) {
+    return torch.cuda ?? 'cpu';
+  }
+  return cudaOfVersion(torch?.version ?? probe.packages['torch'] ?? null);
+}
+
+/**
+ * The CUDA build a PyTorch version from pip names in its local part: `cpu`
+ * for `2.13.0+cpu`, `12.1` for `2.5.1+cu121`; null for any other.
+ */
+export function cudaOfVersion(version: string | null): string | null {
+  const local = version?.split('+')[1] ?? '';
+  if (local === 'cpu') {
+    return 'cpu';
+  }
+  const cuda = /^cu(\d+)(\d)$/.exec(local);
+  return cuda ? `${Number(cuda[1])}.${cuda[2]}` : null;
+}
+
+/**
+ * The fingerprint of the environment a probe describes.
+ */
+export function makeFingerprint(
+  source: IFingerprintSource
+): IEnvironmentFingerprint {
+  const { probe, environment, snapshot } = source;
+  const condaName =
+    probe.conda_prefix === probe.prefix ? probe.conda_default_env : null;
+  return {
+    recorded: source.now.toISOString(),
+    environment: {
+      name: environment?.name ?? condaName ?? PathExt.basename(probe.prefix),
+      prefix: probe.prefix,
+      kind: environment?.kind ?? null
+    },
+    python: {
+      version: probe.python_version,
+      implementation: probe.implementation
+    },
+    packages: { ...probe.packages },
+    torch_cuda: torchCudaBuild(probe),
+    gpus: Private.gpus(probe, snapshot)
+  };
+}
+
+/**
+ * A fingerprint read from notebook metadata; null when there is none or it is
+ * not one.
+ */
+export function parseFingerprint(
+  value: unknown
+): IEnvironmentFingerprint | null {
+  const fingerprint = value as Partial<IEnvironmentFingerprint> | null;
+  if (
+    typeof fingerprint !== 'object' ||
+    fingerprint === null ||
+    typeof fingerprint.recorded !== 'string' ||
+    typeof fingerprint.environment?.prefix !== 'string' ||
+    typeof fingerprint.python?.version !== 'string' ||
+    typeof fingerprint.packages !== 'object' ||
+    fingerprint.packages === null
+  ) {
+    return null;
+  }
+  return {
+    torch_cuda: null,
+    gpus: null,
+    ...fingerprint
+  } as IEnvironmentFingerprint;
+}
+
+/**
+ * The fingerprint a notebook recorded; null when it has none.
+ */
+export function readFingerprint(
+  notebook: INotebookModel
+): IEnvironmentFingerprint | null {
+  const records = notebook.getMetadata(METADATA_KEY) as
+    { environment?: unknown } | undefined;
+  return parseFingerprint(records?.environment);
+}
+
+/**
+ * Record a fingerprint in a notebook's metadata, keeping its other records.
+ */
+export function writeFingerprint(
+  notebook: INotebookModel,
+  fingerprint: IEnvironmentFingerprint
+): void {
+  const records = notebook.getMetadata(METADATA_KEY);
+  notebook.setMetadata(METADATA_KEY, {
+    ...(typeof records === 'object' && records !== null ? records : {}),
+    environment: fingerprint
+  });
+}
+
+/**
+ * How the current environment differs from the recorded one: the Python, the
+ * key packages the fingerprint recorded, torch's CUDA build, the GPU models
+ * and the driver. A fact either side does not know is not compared; the
+ * environment's folder is left to the server's diagnosis, which is given it.
+ */
+export function diffFingerprint(
+  recorded: IEnvironmentFingerprint,
+  current: IEnvironmentFingerprint
+): IFingerprintChange[] {
+  const changes: IFingerprintChange[] = [];
+  const python = (fingerprint: IEnvironmentFingerprint) =>
+    `${fingerprint.python.implementation} ${fingerprint.python.version}`;
+  if (python(recorded) !== python(current)) {
+    changes.push({
+      kind: 'python',
+      recorded: python(recorded),
+      current: python(current)
+    });
+  }
+  for (const name of Object.keys(recorded.packages).sort()) {
+    if (!(name in current.packages)) {
+      continue;
+    }
+    const [was, now] = [recorded.packages[name], current.packages[name]];
+    if (was !== now) {
+      changes.push({ kind: 'package', name, recorded: was, current: now });
+    }
+  }
+  if (
+    recorded.torch_cuda !== null &&
+    current.torch_cuda !== null &&
+    recorded.torch_cuda !== current.torch_cuda
+  ) {
+    changes.push({
+      kind: 'torch-cuda',
+      recorded: recorded.torch_cuda,
+      current: current.torch_cuda
+    });
+  }
+  if (recorded.gpus && current.gpus) {
+    const names = (fingerprint: IEnvironmentFingerprint) =>
+      [...fingerprint.gpus!.names].sort().join(', ');
+    if (names(recorded) !== names(current)) {
+      changes.push({
+        kind: 'gpus',
+        recorded: names(recorded),
+        current: names(current)
+      });
+    }
+    const driver = (fingerprint: IEnvironmentFingerprint) =>
+      `${fingerprint.gpus!.driver_version} (CUDA ${fingerprint.gpus!.cuda_version})`;
+    if (driver(recorded) !== driver(current)) {
+      changes.push({
+        kind: 'driver',
+        recorded: driver(recorded),
+        current: driver(current)
+      });
+    }
+  }
+  return changes;
+}
+
+/**
+ * The drift as findings: what changed, since when, and the command that puts
+ * the recorded version back where there is one.
+ *
+ * @param condaPackages - the packages conda installed in the kernel's
+ *   environment (the others are pip's); empty for a venv
+ */
+export function driftFindings(
+  changes: readonly IFingerprintChange[],
+  recorded: IEnvironmentFingerprint,
+  trans: TranslationBundle,
+  condaPackages: ReadonlySet<string>
+): IFinding[] {
+  const date = new Date(recorded.recorded).toLocaleDateString();
+  const none = trans.__('not installed');
+  return changes.map(change => {
+    const was = change.recorded ?? none;
+    const now = change.current ?? none;
+    switch (change.kind) {
+      case 'python':
+        return {
+          id: 'drift-python',
+          severity: 'warning',
+          title: trans.__('Python %1 → %2 since the fingerprint', was, now),
+          evidence: trans.__(
+            'The notebook recorded Python %1 on %2; the kernel runs %3.',
+            was,
+            date,
+            now
+          ),
+          fix: condaPackages.has('python')
+            ? `conda install "python=${recorded.python.version}"`
+            : ''
+        };
+      case 'package':
+        return {
+          id: `drift-package-${change.name}`,
+          severity: 'warning',
+          title: trans.__(
+            '%1 %2 → %3 since the fingerprint',
+            change.name!,
+            was,
+            now
+          ),
+          evidence: trans.__(
+            'The notebook recorded %1 %2 on %3; the kernel has %4.',
+            change.name!,
+            was,
+            date,
+            now
+          ),
+          fix: Private.pinCommand(
+            change.name!,
+            change.recorded,
+            condaPackages.has(change.name!)
+          )
+        };
+      case 'torch-cuda':
+        return {
+          id: 'drift-torch-cuda',
+          severity: 'warning',
+          title: trans.__(
+            "PyTorch's CUDA build %1 → %2 since the fingerprint",
+            was,
+            now
+          ),
+          evidence: trans.__(
+            'The notebook recorded a PyTorch built for %1 on %2; the kernel has one built for %3.',
+            was,
+            date,
+            now
+          ),
+          fix: Private.pinCommand('torch', recorded.packages['torch'], false)
+        };
+      case 'gpus':
+        return {
+          id: 'drift-gpus',
+          severity: 'warning',
+          title: trans.__('Different GPUs: %1 → %2', was, now),
+          evidence: trans.__(
+            'The notebook recorded %1 on %2. Speed, memory and floating-point results can differ between GPU models.',
+            was,
+            date
+          ),
+          fix: ''
+        };
+      case 'driver':
+        return {
+          id: 'drift-driver',
+          severity: 'info',
+          title: trans.__('NVIDIA driver %1 → %2', was, now),
+          evidence: trans.__(
+            'The notebook recorded driver %1 on %2.',
+            was,
+            date
+          ),
+          fix: ''
+        };
+    }
+  });
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The driver, its CUDA version and the names of the GPUs the kernel can
+   * see; null when the GPUs cannot be read.
+   */
+  export function gpus(
+    probe: IKernelProbe,
+    snapshot: IGpuSnapshot | null
+  ): IEnvironmentFingerprint['gpus'] {
+    if (!snapshot || snapshot.error || snapshot.gpus.length === 0) {
+      return null;
+    }
+    const visible = visibleGpuIndices(probe.cuda_visible_devices, snapshot);
+    return {
+      driver_version: snapshot.driver_version,
+      cuda_version: snapshot.cuda_version,
+      names: snapshot.gpus
+        .filter(gpu => visible.includes(gpu.index))
+        .map(gpu => gpu.name ?? '')
+    };
+  }
+
+  /**
+   * The command that installs a recorded version again, or removes a package
+   * that was not installed, with the installer that installed it. PyTorch's
+   * builds with a local version (`+cpu`, `+cu121`) come from PyTorch's own
+   * index.
+   */
+  export function pinCommand(
+    name: string,
+    version: string | null,
+    conda: boolean
+  ): string {
+    if (version === null) {
+      return conda ? `conda remove ${name}` : `pip uninstall -y ${name}`;
+    }
+    const local = version.split('+')[1];
+    if (local) {
+      return `pip install "${name}==${version}" --index-url https://download.pytorch.org/whl/${local}`;
+    }
+    return conda
+      ? `conda install "${name}=${version}"`
+      : `pip install "${name}==${version}"`;
+  }
+}

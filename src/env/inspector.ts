@@ -1,0 +1,744 @@
+import { ISessionContext } from '@jupyterlab/apputils';
+import { INotebookModel } from '@jupyterlab/notebook';
+import { Kernel, ServerConnection } from '@jupyterlab/services';
+import {
+  ITranslator,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
+import { DisposableDelegate, IDisposable } from '@lumino/disposable';
+import { ISignal, Signal } from '@lumino/signaling';
+
+import { diagnoseKernel, fetchProbeExpression } from '../api';
+import {
+  IDiagnosis,
+  IEnvironment,
+  IEnvironmentFingerprint,
+  IEnvironmentInspector,
+  IFinding,
+  IGpuMonitorModel,
+  IGpuSnapshot,
+  IInspectionTarget,
+  IKernelProbe,
+  InspectionPhase,
+  TRANSLATION_DOMAIN
+} from '../tokens';
+import {
+  EnvironmentCatalog,
+  environmentOfPrefix,
+  packageVersions
+} from './catalog';
+import { sortFindings } from './findings';
+import {
+  diffFingerprint,
+  driftFindings,
+  makeFingerprint,
+  METADATA_KEY,
+  readFingerprint
+} from './fingerprint';
+import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
+import { isPythonKernel, ProbeError, runProbe } from './probe';
+
+/**
+ * The packages the probe always reports (the server's defaults): the key
+ * packages of a fingerprint, besides those of the settings.
+ */
+export const DEFAULT_PACKAGES = [
+  'torch',
+  'torchvision',
+  'torchaudio',
+  'tensorflow',
+  'jax',
+  'jaxlib',
+  'numpy',
+  'pandas'
+];
+
+/**
+ * The server finding that the kernel left the environment the fingerprint
+ * recorded: drift too, found by the server.
+ */
+const RECORDED_ENVIRONMENT_FINDING = 'kernel-not-in-recorded-environment';
+
+/**
+ * Follows one notebook or console at a time and inspects its kernel: first
+ * what the server sees of its process (it answers while the kernel is busy,
+ * for any language), then a silent probe in the kernel once it is idle. It
+ * inspects again when the kernel changes or restarts, and compares the
+ * kernel with the notebook's fingerprint.
+ *
+ * It asks nothing while nobody watches, unless the notebook has a
+ * fingerprint: then every kernel start is checked for drift.
+ */
+export class EnvironmentInspector implements IEnvironmentInspector {
+  /**
+   * Create an inspector with no target.
+   */
+  constructor(options: EnvironmentInspector.IOptions) {
+    this._serverSettings = options.serverSettings;
+    this._gpuModel = options.gpuModel ?? null;
+    this._trans = (options.translator ?? nullTranslator).load(
+      TRANSLATION_DOMAIN
+    );
+    this.environments =
+      options.environments ??
+      new EnvironmentCatalog({ serverSettings: options.serverSettings });
+    this._gpuModel?.changed.connect(this._updateKernelGpus, this);
+  }
+
+  /**
+   * The server's environments.
+   */
+  readonly environments: EnvironmentCatalog;
+
+  /**
+   * Distributions the probe reports besides the defaults.
+   */
+  get packages(): readonly string[] {
+    return this._packages;
+  }
+  set packages(names: readonly string[]) {
+    this._packages = [...names];
+  }
+
+  /**
+   * How long the probe may take, in seconds.
+   */
+  probeTimeoutSeconds = 10;
+
+  /**
+   * How long a deep check (importing torch) may take, in seconds.
+   */
+  deepCheckTimeoutSeconds = 120;
+
+  /**
+   * The notebook or console inspected; null when there is none.
+   */
+  get target(): IInspectionTarget | null {
+    return this._target;
+  }
+
+  /**
+   * Where the inspection stands.
+   */
+  get phase(): InspectionPhase {
+    return this._phase;
+  }
+
+  /**
+   * Whether the probe running, or the last one, is a deep check.
+   */
+  get deep(): boolean {
+    return this._deep;
+  }
+
+  /**
+   * The server's report; null before it answers.
+   */
+  get report(): IDiagnosis | null {
+    return this._report;
+  }
+
+  /**
+   * The probe's answer; null before it answers or when it cannot.
+   */
+  get probe(): IKernelProbe | null {
+    return this._probe;
+  }
+
+  /**
+   * Why the probe or the server failed, for a person; null otherwise.
+   */
+  get error(): string | null {
+    return this._error;
+  }
+
+  /**
+   * The key packages' versions in the environment's records; null until read.
+   */
+  get serverPackages(): { [name: string]: string | null } | null {
+    return this._serverPackages;
+  }
+
+  /**
+   * The environment of the server's listing the kernel runs in.
+   */
+  get environment(): IEnvironment | null {
+    return this._environment;
+  }
+
+  /**
+   * The fingerprint the notebook recorded; null when it has none.
+   */
+  get fingerprint(): IEnvironmentFingerprint | null {
+    return this._fingerprint;
+  }
+
+  /**
+   * How the kernel differs from the fingerprint, as findings.
+   */
+  get drift(): readonly IFinding[] {
+    return this._drift;
+  }
+
+  /**
+   * The server's findings and the drift, errors first.
+   */
+  get findings(): readonly IFinding[] {
+    return sortFindings([...(this._report?.findings ?? []), ...this._drift]);
+  }
+
+  /**
+   * Emitted when anything the inspector holds changes.
+   */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  /**
+   * Emitted once per kernel start when the kernel drifted from the
+   * notebook's fingerprint.
+   */
+  get driftFound(): ISignal<this, readonly IFinding[]> {
+    return this._driftFound;
+  }
+
+  /**
+   * Whether the inspector is disposed.
+   */
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  /**
+   * Follow another notebook or console; null for none.
+   */
+  setTarget(target: IInspectionTarget | null): void {
+    if (target === this._target) {
+      return;
+    }
+    if (this._target) {
+      this._target.sessionContext.kernelChanged.disconnect(
+        this._onKernelChanged,
+        this
+      );
+      this._target.sessionContext.statusChanged.disconnect(
+        this._onStatusChanged,
+        this
+      );
+      this._target.notebook?.metadataChanged.disconnect(
+        this._onMetadataChanged,
+        this
+      );
+    }
+    this._target = target;
+    this._reset();
+    this._fingerprint = target?.notebook
+      ? readFingerprint(target.notebook)
+      : null;
+    if (target) {
+      target.sessionContext.kernelChanged.connect(this._onKernelChanged, this);
+      target.sessionContext.statusChanged.connect(this._onStatusChanged, this);
+      target.notebook?.metadataChanged.connect(this._onMetadataChanged, this);
+    }
+    this._changed.emit();
+    this._inspectIfWanted();
+  }
+
+  /**
+   * Inspect the target's kernel while the returned disposable lives.
+   */
+  watch(): IDisposable {
+    this._watchers++;
+    this._inspectIfWanted();
+    return new DisposableDelegate(() => {
+      this._watchers--;
+    });
+  }
+
+  /**
+   * Ask the server and the kernel again. Resolves once the probe answered,
+   * waits for an idle kernel, timed out or failed.
+   */
+  refresh(options: { deep?: boolean } = {}): Promise<void> {
+    return this._inspect(options.deep ?? false);
+  }
+
+  /**
+   * The environment as a fingerprint would record it now; null without a
+   * probe answer.
+   */
+  async currentFingerprint(): Promise<IEnvironmentFingerprint | null> {
+    if (this._probe === null) {
+      return null;
+    }
+    return makeFingerprint({
+      probe: this._probe,
+      environment: this._environment,
+      snapshot: await this._gpuSnapshot(),
+      now: new Date()
+    });
+  }
+
+  /**
+   * Stop following the target and disconnect every signal.
+   */
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this.setTarget(null);
+    this._isDisposed = true;
+    Signal.clearData(this);
+  }
+
+  /**
+   * Whether the target's kernel is inspected without being asked: when
+   * someone watches, or the notebook has a fingerprint to check.
+   */
+  private get _wanted(): boolean {
+    return this._watchers > 0 || this._fingerprint !== null;
+  }
+
+  /**
+   * The id of the target's kernel; null without one.
+   */
+  private get _kernel(): Kernel.IKernelConnection | null {
+    return this._target?.sessionContext.session?.kernel ?? null;
+  }
+
+  /**
+   * Inspect the kernel if someone wants it and it was not inspected since it
+   * started.
+   */
+  private _inspectIfWanted(): void {
+    const kernel = this._kernel;
+    if (this._wanted && kernel && this._inspectedKernel !== kernel.id) {
+      void this._inspect(false);
+    }
+  }
+
+  /**
+   * Forget what was learnt about the previous kernel.
+   */
+  private _reset(): void {
+    this._generation++;
+    this._phase = 'no-kernel';
+    this._deep = false;
+    this._report = null;
+    this._probe = null;
+    this._error = null;
+    this._serverPackages = null;
+    this._environment = null;
+    this._condaPackages = new Set();
+    this._drift = [];
+    this._pendingProbe = null;
+    this._inspectedKernel = null;
+    this._updateKernelGpus();
+  }
+
+  /**
+   * Ask the server, then probe the kernel if it is a Python one and idle.
+   */
+  private async _inspect(deep: boolean): Promise<void> {
+    const generation = ++this._generation;
+    const target = this._target;
+    const kernel = this._kernel;
+    this._pendingProbe = null;
+    if (!target || !kernel) {
+      this._phase = 'no-kernel';
+      this._changed.emit();
+      return;
+    }
+    this._inspectedKernel = kernel.id;
+    this._phase = 'server';
+    this._deep = deep;
+    this._error = null;
+    // A new inspection: the server is asked without the previous answer.
+    this._probe = null;
+    this._changed.emit();
+    try {
+      this._report = await this._diagnose(kernel.id);
+    } catch (error) {
+      if (generation === this._generation) {
+        this._fail(
+          this._trans.__(
+            'The server could not inspect the kernel: %1',
+            Private.messageOf(error)
+          )
+        );
+      }
+      return;
+    }
+    if (generation !== this._generation) {
+      return;
+    }
+    await this._readEnvironment(this._report.prefix);
+    if (generation !== this._generation) {
+      return;
+    }
+    this._updateKernelGpus();
+    if (!(await isPythonKernel(kernel).catch(() => true))) {
+      if (generation === this._generation) {
+        this._phase = 'no-probe';
+        this._changed.emit();
+      }
+      return;
+    }
+    if (generation !== this._generation) {
+      return;
+    }
+    if (kernel.status !== 'idle') {
+      this._phase = 'waiting';
+      this._pendingProbe = { deep };
+      this._changed.emit();
+      return;
+    }
+    await this._runProbe(generation, kernel, deep);
+  }
+
+  /**
+   * Probe the kernel, then ask the server again with the answer.
+   */
+  private async _runProbe(
+    generation: number,
+    kernel: Kernel.IKernelConnection,
+    deep: boolean
+  ): Promise<void> {
+    this._phase = 'probing';
+    this._deep = deep;
+    this._changed.emit();
+    const timeoutSeconds = deep
+      ? this.deepCheckTimeoutSeconds
+      : this.probeTimeoutSeconds;
+    let probe: IKernelProbe;
+    try {
+      const { expression } = await fetchProbeExpression(this._serverSettings, {
+        deep,
+        packages: this._packages
+      });
+      probe = await runProbe(kernel, expression, timeoutSeconds * 1000);
+    } catch (error) {
+      if (generation !== this._generation) {
+        return;
+      }
+      if (error instanceof ProbeError && error.kind === 'timeout') {
+        this._phase = 'timeout';
+        this._error = this._trans.__(
+          'The kernel did not answer the probe within %1 s.',
+          timeoutSeconds
+        );
+        this._changed.emit();
+      } else if (error instanceof ProbeError && error.kind === 'unexpected') {
+        this._fail(this._trans.__("The kernel's answer is not the probe's."));
+      } else {
+        this._fail(
+          this._trans.__('The probe failed: %1', Private.messageOf(error))
+        );
+      }
+      return;
+    }
+    if (generation !== this._generation) {
+      return;
+    }
+    this._probe = probe;
+    try {
+      this._report = await this._diagnose(kernel.id);
+    } catch {
+      // The server's earlier report stands; the probe's answer is shown.
+    }
+    if (generation !== this._generation) {
+      return;
+    }
+    if (this._report?.prefix !== this._environment?.prefix) {
+      await this._readEnvironment(this._report?.prefix ?? probe.prefix);
+    }
+    await this._updateDrift();
+    if (generation !== this._generation) {
+      return;
+    }
+    this._phase = 'probed';
+    this._updateKernelGpus();
+    this._changed.emit();
+    this._announceDrift(kernel.id);
+  }
+
+  /**
+   * The server's report on a kernel, with the probe's answer when there is
+   * one and the environment the fingerprint recorded.
+   */
+  private _diagnose(kernelId: string): Promise<IDiagnosis> {
+    const expected = this._fingerprint?.environment.prefix;
+    return diagnoseKernel(this._serverSettings, {
+      kernel_id: kernelId,
+      probe: this._probe,
+      ...(expected ? { expected_prefix: expected } : {})
+    });
+  }
+
+  /**
+   * Find the kernel's environment in the server's listing and read the key
+   * packages from its records. A failure leaves them unknown.
+   */
+  private async _readEnvironment(prefix: string | null): Promise<void> {
+    await this.environments.load();
+    this._environment = environmentOfPrefix(
+      this.environments.environments ?? [],
+      prefix
+    );
+    if (!this._environment) {
+      return;
+    }
+    try {
+      const { packages } = await this.environments.loadPackages(
+        this._environment.id
+      );
+      this._serverPackages = packageVersions(packages, [
+        ...DEFAULT_PACKAGES,
+        ...this._packages
+      ]);
+      this._condaPackages = new Set(
+        packages
+          .filter(record => record.installer === 'conda')
+          .map(record => record.name)
+      );
+    } catch {
+      this._serverPackages = null;
+    }
+  }
+
+  /**
+   * Compare the fingerprint with the kernel as the probe describes it.
+   */
+  private async _updateDrift(): Promise<void> {
+    const recorded = this._fingerprint;
+    const current = recorded ? await this.currentFingerprint() : null;
+    this._drift =
+      recorded && current
+        ? driftFindings(
+            diffFingerprint(recorded, current),
+            recorded,
+            this._trans,
+            this._condaPackages
+          )
+        : [];
+  }
+
+  /**
+   * Tell who listens about the drift, once per kernel start.
+   */
+  private _announceDrift(kernelId: string): void {
+    if (this._fingerprint === null || this._announced.has(kernelId)) {
+      return;
+    }
+    this._announced.add(kernelId);
+    const drift = [
+      ...(this._report?.findings ?? []).filter(
+        finding => finding.id === RECORDED_ENVIRONMENT_FINDING
+      ),
+      ...this._drift
+    ];
+    if (drift.length > 0) {
+      this._driftFound.emit(drift);
+    }
+  }
+
+  /**
+   * Keep the inspection's failure.
+   */
+  private _fail(message: string): void {
+    this._phase = 'failed';
+    this._error = message;
+    this._changed.emit();
+  }
+
+  /**
+   * The GPUs now: the GPU model's snapshot, asked for when it has none.
+   */
+  private async _gpuSnapshot(): Promise<IGpuSnapshot | null> {
+    const model = this._gpuModel;
+    if (!model) {
+      return null;
+    }
+    if (model.snapshot === null) {
+      const watcher = model.watch();
+      try {
+        await model.refresh();
+      } catch {
+        // No GPU reading: the fingerprint says so.
+      } finally {
+        watcher.dispose();
+      }
+    }
+    return model.snapshot;
+  }
+
+  /**
+   * Tell the GPU model which GPUs the kernel can see: from the probe's
+   * `CUDA_VISIBLE_DEVICES`, else from the one the kernel started with.
+   */
+  private _updateKernelGpus(): void {
+    const model = this._gpuModel;
+    if (!model) {
+      return;
+    }
+    const visibleDevices = kernelVisibleDevices(this._probe, this._report);
+    const snapshot = model.snapshot;
+    const gpus =
+      this._target && visibleDevices !== undefined && snapshot
+        ? {
+            label: this._target.label,
+            indices: visibleGpuIndices(visibleDevices, snapshot)
+          }
+        : null;
+    const known = model.kernelGpus;
+    if (
+      gpus?.label !== known?.label ||
+      gpus?.indices.join() !== known?.indices.join()
+    ) {
+      model.kernelGpus = gpus;
+    }
+  }
+
+  /**
+   * A new kernel: inspect it.
+   */
+  private _onKernelChanged(): void {
+    this._reset();
+    this._changed.emit();
+    this._inspectIfWanted();
+  }
+
+  /**
+   * A restart makes the kernel new; an idle kernel gets the probe that
+   * waited for it.
+   */
+  private _onStatusChanged(_: ISessionContext, status: Kernel.Status): void {
+    const kernel = this._kernel;
+    if (!kernel) {
+      return;
+    }
+    if (status === 'restarting' || status === 'autorestarting') {
+      this._announced.delete(kernel.id);
+      this._inspectedKernel = null;
+      this._generation++;
+      this._pendingProbe = null;
+      this._probe = null;
+      this._phase = 'waiting';
+      this._changed.emit();
+    } else if (status === 'idle') {
+      if (this._inspectedKernel !== kernel.id) {
+        this._inspectIfWanted();
+      } else if (this._pendingProbe) {
+        const { deep } = this._pendingProbe;
+        this._pendingProbe = null;
+        void this._runProbe(this._generation, kernel, deep);
+      }
+    }
+  }
+
+  /**
+   * The fingerprint may have changed: compare again, and ask the server
+   * again with the environment it records.
+   */
+  private _onMetadataChanged(
+    notebook: INotebookModel,
+    change: { key: string }
+  ): void {
+    if (change.key !== METADATA_KEY) {
+      return;
+    }
+    const fingerprint = readFingerprint(notebook);
+    if (JSON.stringify(fingerprint) === JSON.stringify(this._fingerprint)) {
+      return;
+    }
+    this._fingerprint = fingerprint;
+    const kernel = this._kernel;
+    if (this._probe && kernel) {
+      const generation = this._generation;
+      void Promise.all([
+        this._diagnose(kernel.id).then(
+          report => {
+            if (generation === this._generation) {
+              this._report = report;
+            }
+          },
+          () => undefined
+        ),
+        this._updateDrift()
+      ]).then(() => {
+        this._changed.emit();
+        // A fingerprint read after the probe answered (a notebook still
+        // loading) is checked as at the kernel's start.
+        this._announceDrift(kernel.id);
+      });
+    } else {
+      this._changed.emit();
+      this._inspectIfWanted();
+    }
+  }
+
+  private _serverSettings: ServerConnection.ISettings;
+  private _gpuModel: IGpuMonitorModel | null;
+  private _trans: TranslationBundle;
+  private _packages: string[] = [];
+  private _target: IInspectionTarget | null = null;
+  private _watchers = 0;
+  private _generation = 0;
+  private _phase: InspectionPhase = 'no-kernel';
+  private _deep = false;
+  private _report: IDiagnosis | null = null;
+  private _probe: IKernelProbe | null = null;
+  private _error: string | null = null;
+  private _serverPackages: { [name: string]: string | null } | null = null;
+  private _environment: IEnvironment | null = null;
+  private _condaPackages: ReadonlySet<string> = new Set();
+  private _fingerprint: IEnvironmentFingerprint | null = null;
+  private _drift: IFinding[] = [];
+  private _pendingProbe: { deep: boolean } | null = null;
+  private _inspectedKernel: string | null = null;
+  private _announced = new Set<string>();
+  private _isDisposed = false;
+  private _changed = new Signal<this, void>(this);
+  private _driftFound = new Signal<this, readonly IFinding[]>(this);
+}
+
+/**
+ * The types of {@link EnvironmentInspector}.
+ */
+export namespace EnvironmentInspector {
+  /**
+   * What the inspector needs.
+   */
+  export interface IOptions {
+    /**
+     * The connection settings of the Jupyter server.
+     */
+    serverSettings: ServerConnection.ISettings;
+    /**
+     * The GPU model: its snapshot goes into fingerprints, and it is told which
+     * GPUs the kernel can see.
+     */
+    gpuModel?: IGpuMonitorModel | null;
+    /**
+     * The catalog of environments; one of its own otherwise.
+     */
+    environments?: EnvironmentCatalog;
+    /**
+     * The application's translator.
+     */
+    translator?: ITranslator | null;
+  }
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * What an error says.
+   */
+  export function messageOf(error: unknown): string {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
