@@ -1,5 +1,6 @@
 import { LabIcon } from '@jupyterlab/ui-components';
 
+import environmentSvgText from '../style/icons/environment.svg';
 import gpuSvgText from '../style/icons/gpu.svg';
 
 /**
@@ -8,4 +9,12 @@ import gpuSvgText from '../style/icons/gpu.svg';
 export const gpuIcon = new LabIcon({
   name: 'jupyterlab-gpu-monitor:gpu',
   svgstr: gpuSvgText
+});
+
+/**
+ * The Environment panel's icon: a package.
+ */
+export const environmentIcon = new LabIcon({
+  name: 'jupyterlab-gpu-monitor:environment',
+  svgstr: environmentSvgText
 });

@@ -1,6 +1,8 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { alertsPlugin } from './plugins/alerts';
+import { environmentPanelPlugin } from './plugins/environmentPanel';
+import { inspectorPlugin } from './plugins/inspector';
 import { modelPlugin } from './plugins/model';
 import { panelPlugin } from './plugins/panel';
 import { serverStatusPlugin } from './plugins/serverStatus';
@@ -14,7 +16,9 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   panelPlugin,
   statusBarPlugin,
   alertsPlugin,
-  serverStatusPlugin
+  serverStatusPlugin,
+  inspectorPlugin,
+  environmentPanelPlugin
 ];
 
 export default plugins;

@@ -21,6 +21,31 @@ export const TRANSLATION_DOMAIN = 'jupyterlab_gpu_monitor';
  */
 export namespace CommandIDs {
   /**
+   * Show the Environment side panel: the current kernel's environment.
+   */
+  export const openEnvironmentPanel = 'gpu-monitor:open-environment';
+  /**
+   * Ask the server and the current kernel about its environment again.
+   */
+  export const refreshEnvironment = 'gpu-monitor:refresh-environment';
+  /**
+   * Probe the current kernel importing torch, to ask it about CUDA.
+   */
+  export const deepCheck = 'gpu-monitor:deep-check';
+  /**
+   * Insert (or replace) the reproducibility cell at the top of the notebook.
+   */
+  export const insertReproducibilityCell =
+    'gpu-monitor:insert-reproducibility-cell';
+  /**
+   * Record the kernel's environment in the notebook's metadata.
+   */
+  export const recordEnvironment = 'gpu-monitor:record-environment';
+  /**
+   * Write the kernel's environment.yml into the notebook's folder.
+   */
+  export const exportEnvironmentFile = 'gpu-monitor:export-environment-file';
+  /**
    * Show how the server extension reads the GPUs, and why it cannot.
    */
   export const showServerStatus = 'gpu-monitor:show-server-status';

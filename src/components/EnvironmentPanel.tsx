@@ -1,0 +1,215 @@
+import { Clipboard, showErrorMessage } from '@jupyterlab/apputils';
+import {
+  ITranslator,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
+import { ReactWidget } from '@jupyterlab/ui-components';
+import { CommandRegistry } from '@lumino/commands';
+import { IDisposable } from '@lumino/disposable';
+import { Message } from '@lumino/messaging';
+import { Signal } from '@lumino/signaling';
+import * as React from 'react';
+
+import { downloadFile } from '../download';
+import { environmentIcon } from '../icons';
+import {
+  EnvironmentFileStyle,
+  IEnvironment,
+  IEnvironmentInspector,
+  IGpuMonitorModel,
+  TRANSLATION_DOMAIN
+} from '../tokens';
+import { EnvironmentView } from './EnvironmentView';
+
+/**
+ * The Environment side panel: the current kernel's environment, the
+ * findings with their fixes, the notebook's fingerprint and the server's
+ * environments. Shown, it has the inspector inspect the kernel.
+ */
+export class EnvironmentPanel extends ReactWidget {
+  /**
+   * Create the panel.
+   */
+  constructor(options: EnvironmentPanel.IOptions) {
+    super();
+    this._inspector = options.inspector;
+    this._gpuModel = options.gpuModel ?? null;
+    this._commands = options.commands;
+    this._trans = (options.translator ?? nullTranslator).load(
+      TRANSLATION_DOMAIN
+    );
+    this.id = 'jp-GpuMonitor-environment';
+    this.addClass('jp-GpuMonitor-panel');
+    this.title.icon = environmentIcon;
+    this.title.caption = this._trans.__('Environment');
+    this.node.setAttribute('role', 'region');
+    this.node.setAttribute('aria-label', this._trans.__('Environment'));
+    this._inspector.changed.connect(this._onChanged, this);
+    this._inspector.environments.changed.connect(this._onChanged, this);
+    this._gpuModel?.changed.connect(this._onChanged, this);
+    this._commands.commandChanged.connect(this._onChanged, this);
+  }
+
+  /**
+   * Download an environment's environment.yml in a style.
+   */
+  async exportEnvironment(
+    environment: IEnvironment,
+    style: EnvironmentFileStyle
+  ): Promise<void> {
+    try {
+      const text = await this._inspector.environments.exportFile(
+        environment.id,
+        style
+      );
+      downloadFile(text, 'environment.yml', 'application/yaml');
+    } catch (error) {
+      await showErrorMessage(
+        this._trans.__('Cannot export %1', environment.name),
+        error as Error
+      );
+    }
+  }
+
+  /**
+   * Stop watching.
+   */
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._watch(false);
+    Signal.disconnectReceiver(this);
+    super.dispose();
+  }
+
+  /**
+   * The panel's content.
+   */
+  render(): React.ReactElement | null {
+    if (!this._shown) {
+      return null;
+    }
+    return (
+      <EnvironmentView
+        inspector={this._inspector}
+        snapshot={this._gpuModel?.snapshot ?? null}
+        commands={this._commands}
+        onCopy={fix => Clipboard.copyToSystem(fix)}
+        onExpand={environment => {
+          this._inspector.environments
+            .loadPackages(environment.id)
+            .catch(error =>
+              showErrorMessage(
+                this._trans.__(
+                  'Cannot read the packages of %1',
+                  environment.name
+                ),
+                error as Error
+              )
+            );
+        }}
+        onExport={(environment, style) => {
+          void this.exportEnvironment(environment, style);
+        }}
+        trans={this._trans}
+      />
+    );
+  }
+
+  /**
+   * Watch once shown.
+   */
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    this._watch(true);
+  }
+
+  /**
+   * Watch when attached visible, as on a restored layout.
+   */
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    if (this.isVisible) {
+      this._watch(true);
+    }
+  }
+
+  /**
+   * Stop watching once hidden.
+   */
+  protected onAfterHide(msg: Message): void {
+    super.onAfterHide(msg);
+    this._watch(false);
+  }
+
+  /**
+   * Stop watching once detached.
+   */
+  protected onBeforeDetach(msg: Message): void {
+    this._watch(false);
+    super.onBeforeDetach(msg);
+  }
+
+  /**
+   * Start or stop watching the kernel, the environments and the GPUs.
+   */
+  private _watch(watching: boolean): void {
+    if (watching && this._watchers.length === 0) {
+      this._shown = true;
+      this._watchers = [this._inspector.watch()];
+      if (this._gpuModel) {
+        this._watchers.push(this._gpuModel.watch());
+      }
+      void this._inspector.environments.load();
+      this.update();
+    } else if (!watching) {
+      this._watchers.forEach(watcher => watcher.dispose());
+      this._watchers = [];
+    }
+  }
+
+  /**
+   * Render what changed, if anyone can see it.
+   */
+  private _onChanged(): void {
+    if (this.isVisible) {
+      this.update();
+    }
+  }
+
+  private _inspector: IEnvironmentInspector;
+  private _gpuModel: IGpuMonitorModel | null;
+  private _commands: CommandRegistry;
+  private _trans: TranslationBundle;
+  private _watchers: IDisposable[] = [];
+  private _shown = false;
+}
+
+/**
+ * The types of {@link EnvironmentPanel}.
+ */
+export namespace EnvironmentPanel {
+  /**
+   * What the panel shows and in which language.
+   */
+  export interface IOptions {
+    /**
+     * The inspector of the current kernel.
+     */
+    inspector: IEnvironmentInspector;
+    /**
+     * The GPU model, for the names of the GPUs the kernel can see.
+     */
+    gpuModel?: IGpuMonitorModel | null;
+    /**
+     * The application's commands, for the panel's actions.
+     */
+    commands: CommandRegistry;
+    /**
+     * The application's translator.
+     */
+    translator?: ITranslator | null;
+  }
+}

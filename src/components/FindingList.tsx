@@ -1,0 +1,103 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import { copyIcon } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import { FindingSeverity, IFinding } from '../tokens';
+
+/**
+ * The properties of {@link FindingList}.
+ */
+export namespace FindingList {
+  /**
+   * The properties of {@link FindingList}.
+   */
+  export interface IProps {
+    /**
+     * The findings, in the order shown (errors first).
+     */
+    findings: readonly IFinding[];
+    /**
+     * Called with a fix the user copies.
+     */
+    onCopy: (fix: string) => void;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * What is wrong with the kernel's environment: each finding with its
+ * evidence and the command that fixes it, ready to copy.
+ */
+export function FindingList(props: FindingList.IProps): React.ReactElement {
+  const { findings, trans } = props;
+  const [copied, setCopied] = React.useState<string | null>(null);
+  if (findings.length === 0) {
+    return (
+      <p className="jp-GpuMonitor-empty">{trans.__('No problem found.')}</p>
+    );
+  }
+  return (
+    <ul className="jp-GpuMonitor-findings" aria-label={trans.__('Findings')}>
+      {findings.map(finding => (
+        <li
+          key={finding.id}
+          className={`jp-GpuMonitor-finding jp-mod-${finding.severity}`}
+        >
+          <p className="jp-GpuMonitor-findingTitle">
+            <span className="jp-GpuMonitor-severity">
+              {Private.severityLabel(finding.severity, trans)}
+            </span>{' '}
+            {finding.title}
+          </p>
+          <p className="jp-GpuMonitor-findingEvidence">{finding.evidence}</p>
+          {finding.fix && (
+            <div className="jp-GpuMonitor-fix">
+              <code>{finding.fix}</code>
+              <button
+                type="button"
+                className="jp-GpuMonitor-iconButton"
+                aria-label={trans.__('Copy the fix of: %1', finding.title)}
+                title={
+                  copied === finding.id
+                    ? trans.__('Copied')
+                    : trans.__('Copy the fix')
+                }
+                onClick={() => {
+                  props.onCopy(finding.fix);
+                  setCopied(finding.id);
+                }}
+              >
+                <copyIcon.react tag="span" />
+              </button>
+            </div>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * A severity, for a person.
+   */
+  export function severityLabel(
+    severity: FindingSeverity,
+    trans: TranslationBundle
+  ): string {
+    switch (severity) {
+      case 'error':
+        return trans.__('Error');
+      case 'warning':
+        return trans.__('Warning');
+      case 'info':
+        return trans.__('Note');
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import { expect, test } from '@jupyterlab/galata';
+import * as fs from 'fs';
+
+import {
+  fact,
+  inspection,
+  openNotebookWith,
+  openPanel,
+  TORCH_CPU_KERNEL
+} from './testKernels';
+
+/**
+ * What the server's diagnosis fixes a CPU-only torch with, next to the
+ * replayed capture's driver 590.44 (CUDA 13.1).
+ */
+const CUDA_TORCH_FIX =
+  'pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130';
+
+test.describe('Environment panel', () => {
+  test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
+  test("shows the test kernel's environment and a finding with its fix", async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'torch.ipynb', TORCH_CPU_KERNEL);
+    const panel = await openPanel(page);
+
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of torch.ipynb answered the probe.'
+    );
+    const facts = panel.getByRole('definition');
+    await expect(fact(panel, 'Environment')).toHaveText('torch-cpu (venv)');
+    await expect(fact(panel, 'Folder')).toHaveText(
+      /\/\.kernel-envs\/torch-cpu$/
+    );
+    await expect(fact(panel, 'PyTorch')).toHaveText(
+      '2.13.0+cpu, CPU-only build'
+    );
+    await expect(fact(panel, 'CUDA usable')).toHaveText('no');
+    await expect(fact(panel, 'Visible GPUs')).toHaveText(
+      'GPU 0 NVIDIA RTX A5000, GPU 1 NVIDIA RTX A5000 (CUDA_VISIBLE_DEVICES not set)'
+    );
+    await expect(fact(panel, 'Source')).toHaveText('kernel probe and server');
+    expect(await facts.count()).toBeGreaterThan(6);
+
+    const findings = panel.getByRole('list', { name: 'Findings' });
+    const cpuOnly = findings.getByRole('listitem').first();
+    await expect(cpuOnly).toContainText(
+      'PyTorch is a CPU-only build, but this machine has GPUs'
+    );
+    await expect(cpuOnly.getByRole('code')).toHaveText(CUDA_TORCH_FIX);
+    await cpuOnly.getByRole('button', { name: /^Copy the fix of:/ }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      CUDA_TORCH_FIX
+    );
+  });
+
+  test('a deep check imports torch and asks it about CUDA', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'deep.ipynb', TORCH_CPU_KERNEL);
+    const panel = await openPanel(page);
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of deep.ipynb answered the probe.'
+    );
+    await expect(fact(panel, 'CUDA usable')).toHaveText('no');
+
+    await panel.getByRole('button', { name: 'Deep Check' }).click();
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of deep.ipynb answered a deep check (torch is imported in it).',
+      { timeout: 120000 }
+    );
+    // torch itself answers now, and stays imported in the kernel.
+    await page.notebook.setCell(
+      0,
+      'code',
+      "import sys; 'torch' in sys.modules"
+    );
+    await page.notebook.runCell(0);
+    expect(await page.notebook.getCellTextOutput(0)).toEqual(['True']);
+  });
+
+  test('shows what the server sees while the kernel is busy, then probes it', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'busy.ipynb', TORCH_CPU_KERNEL, [
+      'import time\ntime.sleep(8)'
+    ]);
+    const panel = await openPanel(page);
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of busy.ipynb answered the probe.'
+    );
+
+    await page.notebook.runCell(0, { wait: false });
+    await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+    await expect(inspection(panel)).toHaveText(
+      /^Kernel busy — showing what the server sees/
+    );
+    // The server reads the environment's records: torch without the kernel.
+    await expect(fact(panel, 'PyTorch')).toHaveText(
+      '2.13.0+cpu, CPU-only build'
+    );
+    await expect(fact(panel, 'Source')).toHaveText(
+      "server (the kernel's process)"
+    );
+
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of busy.ipynb answered the probe.',
+      { timeout: 30000 }
+    );
+    // The probe left no trace in the notebook: the cell counts as the first.
+    await expect.poll(() => page.notebook.getCellTextOutput(0)).toEqual(null);
+    await expect(page.locator('.jp-InputArea-prompt').first()).toHaveText(
+      '[1]:'
+    );
+  });
+
+  test('lists the environments, their packages, and downloads environment.yml', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'envs.ipynb', TORCH_CPU_KERNEL);
+    const panel = await openPanel(page);
+    const table = panel.getByRole('table', { name: 'Environments' });
+    await expect(
+      table.getByRole('button', { name: 'torch-cpu', exact: true })
+    ).toBeVisible();
+
+    await panel
+      .getByRole('searchbox', { name: 'Search environments' })
+      .fill('torch');
+    await expect(table.getByRole('button', { expanded: false })).toHaveCount(1);
+
+    await table.getByRole('button', { name: 'torch-cpu', exact: true }).click();
+    const packages = panel.getByRole('table', {
+      name: 'Packages of torch-cpu'
+    });
+    await expect(
+      packages.getByRole('row').filter({ hasText: /^torch2/ })
+    ).toHaveText('torch2.13.0+cpupip');
+
+    const download = page.waitForEvent('download');
+    await table
+      .getByRole('button', { name: 'Download environment.yml of torch-cpu' })
+      .click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('environment.yml');
+    const yaml = fs.readFileSync(await file.path(), 'utf-8');
+    expect(yaml).toContain('name: torch-cpu\n');
+    expect(yaml).toContain('      - torch==2.13.0+cpu\n');
+  });
+});

@@ -1,0 +1,105 @@
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+import * as path from 'path';
+
+/**
+ * The kernelspec of `.kernel-envs/torch-cpu` (PyTorch's CPU build and numpy),
+ * registered by jupyter_server_test_config.py.
+ */
+export const TORCH_CPU_KERNEL = 'gpu-monitor-torch-cpu';
+
+/**
+ * The environments `make kernel-envs` builds.
+ */
+export const KERNEL_ENVS =
+  process.env.GPU_MONITOR_KERNEL_ENVS ??
+  path.resolve(__dirname, '..', '..', '.kernel-envs');
+
+/**
+ * Write a notebook of code cells that starts the given kernel, open it, and
+ * wait until its kernel is idle.
+ *
+ * @returns the notebook's path
+ */
+export async function openNotebookWith(
+  page: IJupyterLabPageFixture,
+  folder: string,
+  name: string,
+  kernel: string,
+  sources: string[] = []
+): Promise<string> {
+  const notebook = {
+    cells: sources.map(source => ({
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      outputs: [],
+      source
+    })),
+    metadata: {
+      kernelspec: { name: kernel, display_name: kernel, language: 'python' }
+    },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const notebookPath = `${folder}/${name}`;
+  await page.contents.uploadContent(
+    JSON.stringify(notebook),
+    'text',
+    notebookPath
+  );
+  await page.notebook.openByPath(notebookPath);
+  await page.notebook.activate(name);
+  await waitForIdleKernel(page);
+  return notebookPath;
+}
+
+/**
+ * Wait until the current notebook's kernel is idle.
+ */
+export async function waitForIdleKernel(
+  page: IJupyterLabPageFixture
+): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session
+        ?.kernel?.status === 'idle',
+    undefined,
+    { timeout: 120000 }
+  );
+}
+
+/**
+ * The Environment panel's name: its tab's tooltip and its region's label.
+ */
+const PANEL = 'Environment';
+
+/**
+ * Open the Environment panel from its sidebar tab.
+ */
+export async function openPanel(
+  page: IJupyterLabPageFixture
+): Promise<Locator> {
+  await page.getByRole('tab', { name: PANEL, exact: true }).click();
+  const panel = page.getByRole('region', { name: PANEL, exact: true });
+  await expect(panel).toBeVisible();
+  return panel;
+}
+
+/**
+ * Where the inspection stands: the panel's first status line.
+ */
+export function inspection(panel: Locator): Locator {
+  return panel.getByRole('status').first();
+}
+
+/**
+ * The value of a fact of the kernel's environment.
+ */
+export function fact(panel: Locator, name: string): Locator {
+  return panel
+    .getByRole('term')
+    .filter({ hasText: new RegExp(`^${name}$`) })
+    .first()
+    .locator('xpath=following-sibling::dd[1]');
+}
