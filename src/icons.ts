@@ -1,5 +1,6 @@
 import { LabIcon } from '@jupyterlab/ui-components';
 
+import diceSvgText from '../style/icons/dice.svg';
 import environmentSvgText from '../style/icons/environment.svg';
 import gpuSvgText from '../style/icons/gpu.svg';
 
@@ -17,4 +18,12 @@ export const gpuIcon = new LabIcon({
 export const environmentIcon = new LabIcon({
   name: 'jupyterlab-gpu-monitor:environment',
   svgstr: environmentSvgText
+});
+
+/**
+ * The reproducibility cell's icon: a die.
+ */
+export const diceIcon = new LabIcon({
+  name: 'jupyterlab-gpu-monitor:dice',
+  svgstr: diceSvgText
 });

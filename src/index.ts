@@ -5,6 +5,7 @@ import { environmentPanelPlugin } from './plugins/environmentPanel';
 import { inspectorPlugin } from './plugins/inspector';
 import { modelPlugin } from './plugins/model';
 import { panelPlugin } from './plugins/panel';
+import { reproducibilityPlugin } from './plugins/reproducibility';
 import { serverStatusPlugin } from './plugins/serverStatus';
 import { statusBarPlugin } from './plugins/statusBar';
 
@@ -17,6 +18,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   statusBarPlugin,
   alertsPlugin,
   serverStatusPlugin,
+  environmentPanelPlugin,
+  reproducibilityPlugin,
   inspectorPlugin,
   environmentPanelPlugin
 ];

@@ -1,5 +1,7 @@
 import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 
 /**
@@ -7,6 +9,12 @@ import * as path from 'path';
  * registered by jupyter_server_test_config.py.
  */
 export const TORCH_CPU_KERNEL = 'gpu-monitor-torch-cpu';
+
+/**
+ * The kernelspec of the venv the drift test makes and changes, registered by
+ * jupyter_server_test_config.py.
+ */
+export const DRIFT_KERNEL = 'gpu-monitor-drift';
 
 /**
  * The environments `make kernel-envs` builds.
@@ -66,6 +74,53 @@ export async function waitForIdleKernel(
         ?.kernel?.status === 'idle',
     undefined,
     { timeout: 120000 }
+  );
+}
+
+/**
+ * The venv the drift test changes; the kernelspec `gpu-monitor-drift` runs
+ * its Python (see jupyter_server_test_config.py).
+ */
+export const DRIFT_ENV = path.resolve(__dirname, '..', '.kernels', 'drift-env');
+
+/**
+ * Make the drift test's venv hold this version of numpy, creating it first
+ * if need be: a venv of the plain test environment's Python that borrows
+ * that environment's ipykernel (a `.pth` file), so that only numpy is
+ * installed here, from the local wheels pip is configured with.
+ */
+export function installNumpyInDriftEnv(version: string): void {
+  const plainPython = path.join(KERNEL_ENVS, 'plain', 'bin', 'python');
+  const driftPython = path.join(DRIFT_ENV, 'bin', 'python');
+  if (!fs.existsSync(driftPython)) {
+    execFileSync(plainPython, ['-m', 'venv', '--without-pip', DRIFT_ENV]);
+    const borrowed = execFileSync(plainPython, [
+      '-c',
+      "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    ])
+      .toString()
+      .trim();
+    const own = execFileSync(driftPython, [
+      '-c',
+      "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    ])
+      .toString()
+      .trim();
+    fs.writeFileSync(path.join(own, 'plain-env.pth'), `${borrowed}\n`);
+  }
+  execFileSync(
+    plainPython,
+    [
+      '-m',
+      'pip',
+      '--python',
+      driftPython,
+      'install',
+      '--quiet',
+      '--no-deps',
+      `numpy==${version}`
+    ],
+    { stdio: 'inherit', timeout: 180000 }
   );
 }
 

@@ -1,0 +1,117 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+
+import {
+  DRIFT_KERNEL,
+  inspection,
+  installNumpyInDriftEnv,
+  openNotebookWith,
+  openPanel,
+  TORCH_CPU_KERNEL
+} from './testKernels';
+
+test.describe('Environment fingerprint', () => {
+  test('record a fingerprint, change a package, reopen: the drift shows', async ({
+    page,
+    tmpPath
+  }) => {
+    test.setTimeout(240000);
+    installNumpyInDriftEnv('2.2.6');
+    const path = await openNotebookWith(
+      page,
+      tmpPath,
+      'drift.ipynb',
+      DRIFT_KERNEL
+    );
+    const panel = await openPanel(page);
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of drift.ipynb answered the probe.'
+    );
+    const fingerprint = panel.getByRole('region', { name: 'Fingerprint' });
+    await fingerprint
+      .getByRole('button', { name: 'Record Environment' })
+      .click();
+    await expect(fingerprint).toContainText('numpy 2.2.6');
+    await expect(fingerprint.getByRole('status')).toHaveText(
+      'The kernel matches the fingerprint.'
+    );
+    await page.notebook.save();
+    await page.notebook.close();
+    await page.kernel.shutdownAll();
+
+    installNumpyInDriftEnv('2.3.5');
+    // Opened while the file browser is hidden behind the panel.
+    await page.evaluate(async notebook => {
+      await window.jupyterapp.commands.execute('docmanager:open', {
+        path: notebook
+      });
+    }, path);
+
+    await expect(
+      page.getByRole('alert').filter({
+        hasText: 'drift.ipynb: numpy 2.2.6 → 2.3.5 since the fingerprint'
+      })
+    ).toBeVisible({ timeout: 120000 });
+    const drift = panel
+      .getByRole('list', { name: 'Findings' })
+      .getByRole('listitem')
+      .filter({ hasText: 'numpy 2.2.6 → 2.3.5 since the fingerprint' });
+    await expect(drift.getByRole('code')).toHaveText(
+      'pip install "numpy==2.2.6"'
+    );
+    await expect(fingerprint.getByRole('status')).toHaveText(
+      'The kernel differs from the fingerprint: see the findings.'
+    );
+
+    await fingerprint
+      .getByRole('button', { name: 'Update Fingerprint' })
+      .click();
+    await expect(fingerprint).toContainText('numpy 2.3.5');
+    await expect(fingerprint.getByRole('status')).toHaveText(
+      'The kernel matches the fingerprint.'
+    );
+    await expect(drift).toHaveCount(0);
+  });
+
+  test("exports environment.yml into the notebook's folder, asking before replacing it", async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'export.ipynb', TORCH_CPU_KERNEL);
+    const panel = await openPanel(page);
+    await expect(inspection(panel)).toHaveText(
+      'The kernel of export.ipynb answered the probe.'
+    );
+    const exportFile = panel
+      .getByRole('region', { name: 'Fingerprint' })
+      .getByRole('button', { name: 'Export environment.yml' });
+    const file = `${tmpPath}/environment.yml`;
+
+    await exportFile.click();
+    await expect.poll(() => page.contents.fileExists(file)).toBe(true);
+    expect(await read(page, file)).toContain('      - torch==2.13.0+cpu\n');
+
+    await page.contents.uploadContent('name: mine\n', 'text', file);
+    await exportFile.click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(`${file} exists. Replace it?`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await read(page, file)).toBe('name: mine\n');
+
+    await exportFile.click();
+    await dialog.getByRole('button', { name: 'Replace' }).click();
+    await expect.poll(() => read(page, file)).toContain('name: torch-cpu\n');
+  });
+});
+
+/**
+ * The text of a file on the server.
+ */
+async function read(
+  page: IJupyterLabPageFixture,
+  path: string
+): Promise<string> {
+  const response = await page.request.get(
+    `/api/contents/${path}?type=file&format=text&content=1`
+  );
+  return (await response.json()).content;
+}

@@ -1,0 +1,119 @@
+import {
+  expect,
+  galata,
+  IJupyterLabPageFixture,
+  test
+} from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+
+import { openNotebookWith, TORCH_CPU_KERNEL } from './testKernels';
+
+/**
+ * The toolbar button's name: its command's caption.
+ */
+const INSERT = /^Insert a reproducibility cell at the top/;
+
+/**
+ * A cell that draws from every generator the seed cell seeds (numpy's global
+ * one and `rng`, torch on the CPU and its DataLoader generator, random), and
+ * multiplies matrices, which strict mode makes deterministic.
+ */
+const DRAWS = [
+  'print(np.random.rand(3), rng.random(3), random.random())',
+  'print(torch.rand(3), torch.randperm(8, generator=data_generator))',
+  'print((torch.randn(64, 64) @ torch.randn(64, 64)).sum().item())'
+].join('\n');
+
+test.describe('Reproducibility cell', () => {
+  test('inserting it twice from the toolbar leaves one cell, at the top', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'twice.ipynb', TORCH_CPU_KERNEL, [
+      'x = 1',
+      'y = 2'
+    ]);
+    const toolbar = page.getByRole('toolbar', { name: 'main area toolbar' });
+    await toolbar.getByRole('button', { name: INSERT }).click();
+    await expect(cells(page)).toHaveCount(3);
+    const source = await page.notebook.getCellTextInput(0);
+    // The kernel has numpy and torch: both are seeded, nothing else is.
+    expect(source).toContain('np.random.seed(SEED)');
+    expect(source).toContain('torch.manual_seed(SEED)');
+    expect(source).not.toContain('import tensorflow');
+    expect(source).not.toContain('use_deterministic_algorithms');
+
+    await page.notebook.selectCells(2);
+    await toolbar.getByRole('button', { name: INSERT }).click();
+    await expect(cells(page)).toHaveCount(3);
+    expect(await page.notebook.getCellTextInput(0)).toBe(source);
+    expect(await page.notebook.getCellTextInput(1)).toBe('x = 1');
+  });
+
+  for (const strict of [false, true]) {
+    test.describe(strict ? 'in strict mode' : 'by default', () => {
+      test.use({
+        mockSettings: {
+          ...galata.DEFAULT_SETTINGS,
+          'jupyterlab-gpu-monitor:reproducibility': { strict }
+        }
+      });
+
+      test('numpy and torch draw the same numbers in two fresh kernels', async ({
+        page,
+        tmpPath
+      }) => {
+        await openNotebookWith(page, tmpPath, 'draws.ipynb', TORCH_CPU_KERNEL, [
+          DRAWS
+        ]);
+        await page.evaluate(() =>
+          window.jupyterapp.commands.execute(
+            'gpu-monitor:insert-reproducibility-cell'
+          )
+        );
+        await expect(cells(page)).toHaveCount(2);
+
+        const first = await runAll(page);
+        await page.evaluate(async () => {
+          const panel = (window as any).jupyterapp.shell.currentWidget;
+          await panel.sessionContext.restartKernel();
+        });
+        const second = await runAll(page);
+
+        expect(second).toEqual(first);
+        const audit = (await page.notebook.getCellTextOutput(0))!.join('');
+        expect(audit).toContain(
+          strict
+            ? 'Reproducibility: seed 42 (strict)'
+            : 'Reproducibility: seed 42'
+        );
+        expect(audit).toContain(
+          `deterministic algorithms=${strict ? 'True' : 'False'}`
+        );
+        expect(audit).not.toContain('WARNING');
+        await expect(
+          page.locator(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+          )
+        ).toHaveCount(0);
+      });
+    });
+  }
+});
+
+/**
+ * The notebook's cells.
+ */
+function cells(page: IJupyterLabPageFixture): Locator {
+  return page.locator('.jp-Notebook .jp-Cell');
+}
+
+/**
+ * Run every cell; the draws the second one printed.
+ */
+async function runAll(page: IJupyterLabPageFixture): Promise<string> {
+  await page.notebook.run();
+  const output = await page.notebook.getCellTextOutput(1);
+  expect(output).not.toBeNull();
+  return output!.join('');
+}
