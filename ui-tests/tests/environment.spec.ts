@@ -29,7 +29,6 @@ test.describe('Environment panel', () => {
     await expect(inspection(panel)).toHaveText(
       'The kernel of torch.ipynb answered the probe.'
     );
-    const facts = panel.getByRole('definition');
     await expect(fact(panel, 'Environment')).toHaveText('torch-cpu (venv)');
     await expect(fact(panel, 'Folder')).toHaveText(
       /\/\.kernel-envs\/torch-cpu$/
@@ -42,7 +41,6 @@ test.describe('Environment panel', () => {
       'GPU 0 NVIDIA RTX A5000, GPU 1 NVIDIA RTX A5000 (CUDA_VISIBLE_DEVICES not set)'
     );
     await expect(fact(panel, 'Source')).toHaveText('kernel probe and server');
-    expect(await facts.count()).toBeGreaterThan(6);
 
     const findings = panel.getByRole('list', { name: 'Findings' });
     const cpuOnly = findings.getByRole('listitem').first();
