@@ -17,6 +17,7 @@ import {
   nullTranslator,
   TranslationBundle
 } from '@jupyterlab/translation';
+import { CommandRegistry } from '@lumino/commands';
 
 import { diceIcon } from '../icons';
 import type { Framework } from '../seed/generator';
@@ -97,11 +98,25 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         : null;
     };
     /**
-     * The current notebook, when the inspector follows it and it has a kernel.
+     * A command's state and action on the current notebook, when the
+     * inspector follows it and it has a kernel.
      */
-    const withKernel = (): NotebookPanel | null => {
-      const panel = inspected();
-      return panel?.sessionContext.session?.kernel ? panel : null;
+    const onInspectedKernel = (
+      run: (panel: NotebookPanel) => Promise<void>
+    ): Pick<CommandRegistry.ICommandOptions, 'isEnabled' | 'execute'> => {
+      const withKernel = () => {
+        const panel = inspected();
+        return panel?.sessionContext.session?.kernel ? panel : null;
+      };
+      return {
+        isEnabled: () => withKernel() !== null,
+        execute: async () => {
+          const panel = withKernel();
+          if (panel) {
+            await run(panel);
+          }
+        }
+      };
     };
 
     app.commands.addCommand(CommandIDs.insertReproducibilityCell, {
@@ -173,12 +188,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         "Save the kernel's environment (environment, Python, key packages, PyTorch build, driver and GPUs) in the notebook's metadata, to check later kernels against"
       ),
       describedBy: { args: { type: 'object', properties: {} } },
-      isEnabled: () => withKernel() !== null,
-      execute: async () => {
-        const panel = withKernel();
-        if (!panel) {
-          return;
-        }
+      ...onInspectedKernel(async panel => {
         await inspector.refresh();
         const fingerprint = await inspector.currentFingerprint();
         if (!fingerprint) {
@@ -201,7 +211,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
           ),
           { autoClose: 4000 }
         );
-      }
+      })
     });
 
     app.commands.addCommand(CommandIDs.exportEnvironmentFile, {
@@ -210,12 +220,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         "Write the kernel environment's environment.yml into the notebook's folder"
       ),
       describedBy: { args: { type: 'object', properties: {} } },
-      isEnabled: () => withKernel() !== null,
-      execute: async () => {
-        const panel = withKernel();
-        if (!panel) {
-          return;
-        }
+      ...onInspectedKernel(async panel => {
         if (!inspector.environment) {
           await inspector.refresh();
         }
@@ -273,7 +278,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
           ),
           { autoClose: 5000 }
         );
-      }
+      })
     });
 
     inspector.driftFound.connect((_, drift) => {
