@@ -10,6 +10,7 @@ import {
   IGpuHistory,
   IGpuSnapshot,
   IKernelProbe,
+  IKernelSummary,
   IProbeExpression,
   IServerStatus
 } from './tokens';
@@ -50,6 +51,19 @@ export function fetchStatus(
   serverSettings: ServerConnection.ISettings
 ): Promise<IServerStatus> {
   return requestAPI<IServerStatus>('status', serverSettings);
+}
+
+/**
+ * Read this server's kernels and the GPU memory each holds, most first:
+ * `GET kernels`.
+ *
+ * @param init - the fetch options, e.g. an abort `signal`
+ */
+export function fetchKernels(
+  serverSettings: ServerConnection.ISettings,
+  init: RequestInit = {}
+): Promise<IKernelSummary[]> {
+  return requestAPI<IKernelSummary[]>('kernels', serverSettings, init);
 }
 
 /**

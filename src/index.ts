@@ -2,7 +2,9 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { alertsPlugin } from './plugins/alerts';
 import { environmentPanelPlugin } from './plugins/environmentPanel';
+import { freeGpuPlugin } from './plugins/freeGpu';
 import { inspectorPlugin } from './plugins/inspector';
+import { kernelActionsPlugin } from './plugins/kernelActions';
 import { modelPlugin } from './plugins/model';
 import { panelPlugin } from './plugins/panel';
 import { reproducibilityPlugin } from './plugins/reproducibility';
@@ -18,10 +20,11 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   statusBarPlugin,
   alertsPlugin,
   serverStatusPlugin,
+  inspectorPlugin,
   environmentPanelPlugin,
   reproducibilityPlugin,
-  inspectorPlugin,
-  environmentPanelPlugin
+  kernelActionsPlugin,
+  freeGpuPlugin
 ];
 
 export default plugins;

@@ -57,6 +57,19 @@ export namespace CommandIDs {
    * Download the readings of the window the charts show, as CSV.
    */
   export const exportHistoryCsv = 'gpu-monitor:export-history-csv';
+  /**
+   * Interrupt one of this server's kernels, after a confirmation.
+   */
+  export const interruptKernel = 'gpu-monitor:interrupt-kernel';
+  /**
+   * Shut down one of this server's kernels, after a confirmation.
+   */
+  export const shutDownKernel = 'gpu-monitor:shut-down-kernel';
+  /**
+   * Insert a first cell that makes a notebook's kernel use given GPUs (the
+   * least used one by default): `CUDA_VISIBLE_DEVICES`.
+   */
+  export const useGpu = 'gpu-monitor:use-gpu';
 }
 
 /**
@@ -143,7 +156,8 @@ export interface IGpuProcess {
    */
   used_memory_mib: number | null;
   /**
-   * The process name.
+   * The process name (its command); null for another user's process unless
+   * the server is configured to send it.
    */
   name: string | null;
   /**
@@ -155,15 +169,31 @@ export interface IGpuProcess {
    */
   gpu_instance_id: number | null;
   /**
-   * The user the process runs as; sent once the server joins processes
-   * with their owners.
+   * Whether the process exists in the server's PID namespace; false when the
+   * driver reports a pid of another namespace (a container), null when not
+   * joined. An invisible process has no user, start, kernel or name.
    */
-  user?: string | null;
+  visible: boolean | null;
   /**
-   * The notebook (or other session path) whose kernel runs the process; sent
-   * once the server joins processes with kernels.
+   * The user the process runs as.
    */
-  session_path?: string | null;
+  user: string | null;
+  /**
+   * When the process started, in seconds since the epoch.
+   */
+  started: number | null;
+  /**
+   * Whether the process runs as the user this server runs as.
+   */
+  own: boolean | null;
+  /**
+   * The kernel of this server the process is, or descends from.
+   */
+  kernel_id: string | null;
+  /**
+   * The notebook (or console) whose kernel runs the process.
+   */
+  session_path: string | null;
 }
 
 /**
@@ -405,6 +435,75 @@ export interface IServerStatus {
 }
 
 /**
+ * The memory a kernel holds on one GPU, in `GET /gpu-monitor/api/kernels`.
+ */
+export interface IKernelGpuUsage {
+  /**
+   * The GPU index.
+   */
+  index: number;
+  /**
+   * The GPU UUID.
+   */
+  uuid: string | null;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * The memory the kernel's processes hold on this GPU, in MiB.
+   */
+  memory_used_mib: number;
+  /**
+   * The GPU's utilisation, in percent.
+   */
+  utilization_gpu: number | null;
+}
+
+/**
+ * One of this server's kernels and the GPU memory it holds (its process and
+ * descendants): an item of `GET /gpu-monitor/api/kernels`.
+ */
+export interface IKernelSummary {
+  /**
+   * The kernel id.
+   */
+  kernel_id: string;
+  /**
+   * The kernelspec name.
+   */
+  name: string;
+  /**
+   * The kernel's process id; null for a remote kernel.
+   */
+  pid: number | null;
+  /**
+   * Whether the kernel runs elsewhere (a gateway), out of the server's sight.
+   */
+  remote: boolean;
+  /**
+   * `idle`, `busy`, `starting`… as the kernel manager last saw it.
+   */
+  execution_state: string | null;
+  /**
+   * The notebook or console the kernel serves; null without a session.
+   */
+  session_path: string | null;
+  /**
+   * `notebook` or `console`; null without a session.
+   */
+  session_type: string | null;
+  /**
+   * The GPU memory the kernel holds on all GPUs, in MiB.
+   */
+  memory_used_mib: number;
+  /**
+   * The GPUs it holds memory on.
+   */
+  gpus: IKernelGpuUsage[];
+}
+
+/**
  * The body of an error response, as jupyter_server's `APIHandler` writes it.
  */
 export interface IErrorBody {
@@ -550,6 +649,11 @@ export interface IGpuMonitorModel extends IDisposable {
    */
   kernelGpus: IKernelGpus | null;
   /**
+   * This server's kernels, most GPU memory first; null until a watcher asks
+   * for them and the server answers.
+   */
+  readonly kernels: readonly IKernelSummary[] | null;
+  /**
    * Ask the model to poll until the returned disposable is disposed; with no
    * watcher left, it stops asking the server.
    */
@@ -572,6 +676,10 @@ export namespace IGpuMonitorModel {
      * Whether it shows the history (charts); the snapshot only otherwise.
      */
     history?: boolean;
+    /**
+     * Whether it shows this server's kernels and the GPU memory they hold.
+     */
+    kernels?: boolean;
   }
 }
 

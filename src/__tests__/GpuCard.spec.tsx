@@ -1,18 +1,28 @@
 import { nullTranslator } from '@jupyterlab/translation';
-import { render, within } from '@testing-library/react';
+import { fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 
 import { GpuCard } from '../components/GpuCard';
-import { a100MigSnapshot, a5000Snapshot } from './payloads';
+import { fakeActions } from './panelActions';
+import {
+  a100MigSnapshot,
+  a5000KernelSnapshot,
+  a5000Snapshot
+} from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * The properties every card gets: when it was read and what its buttons do.
+ */
+const common = { now: 1796015500, actions: fakeActions(), trans };
 
 describe('GpuCard', () => {
   it('shows the readings of GPU 0 of the capture', () => {
     const gpu = a5000Snapshot().gpus[0];
 
     const { getByRole } = render(
-      <GpuCard gpu={gpu} kernelGpus={null} trans={trans} />
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
     );
 
     const card = getByRole('article', { name: 'GPU 0 NVIDIA RTX A5000' });
@@ -31,17 +41,19 @@ describe('GpuCard', () => {
     expect(within(card).queryByRole('table', { name: /MIG/ })).toBeNull();
   });
 
-  it('lists the processes with pid, user, program, memory and a kernel column', () => {
-    const gpu = a5000Snapshot().gpus[0];
-    // As a server sends it for the user's own process in a notebook's kernel.
-    Object.assign(gpu.processes[0], {
-      name: '/root/src/llama.cpp/build/bin/llama-server',
-      user: 'alice',
-      session_path: 'train.ipynb'
-    });
+  it("links a process to its kernel's notebook, with memory, age and kernel buttons", () => {
+    const snapshot = a5000KernelSnapshot();
+    const gpu = snapshot.gpus[0];
+    const actions = fakeActions();
 
     const { getByRole } = render(
-      <GpuCard gpu={gpu} kernelGpus={null} trans={trans} />
+      <GpuCard
+        gpu={gpu}
+        kernelGpus={null}
+        now={gpu.processes[0].started! + 754}
+        actions={actions}
+        trans={trans}
+      />
     );
 
     const table = getByRole('table', { name: 'Processes on GPU 0' });
@@ -49,27 +61,78 @@ describe('GpuCard', () => {
       within(table)
         .getAllByRole(role)
         .map(element => element.textContent);
-    expect(texts('columnheader')).toEqual([
-      'PID',
-      'User',
-      'Process',
-      'Memory',
-      'Kernel / notebook'
-    ]);
+    expect(texts('columnheader')).toEqual(['PID', 'Owner', 'Memory', 'Age']);
     expect(texts('cell')).toEqual([
-      '100477',
-      'alice',
-      'llama-server',
+      `${gpu.processes[0].pid}`,
+      'train.ipynb',
       '21.9 GiB',
-      'train.ipynb'
+      '12 min'
     ]);
+    fireEvent.click(within(table).getByRole('link', { name: 'train.ipynb' }));
+    expect(actions.openPath).toHaveBeenCalledWith('train.ipynb');
+    fireEvent.click(
+      within(table).getByRole('button', {
+        name: 'Shut down the kernel of train.ipynb'
+      })
+    );
+    expect(actions.shutDownKernel).toHaveBeenCalledWith(
+      gpu.processes[0].kernel_id,
+      'train.ipynb'
+    );
+    fireEvent.click(
+      within(table).getByRole('button', {
+        name: 'Interrupt the kernel of train.ipynb'
+      })
+    );
+    expect(actions.interruptKernel).toHaveBeenCalledTimes(1);
+  });
+
+  it('says a process the driver reports from another PID namespace is not visible, and offers no action', () => {
+    // The capture's llama-server, which this server's namespace has not.
+    const gpu = a5000Snapshot().gpus[0];
+
+    const { getByRole } = render(
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
+    );
+
+    const table = getByRole('table', { name: 'Processes on GPU 0' });
+    expect(within(table).getAllByRole('row')[1].textContent).toBe(
+      '100477not visible from this container21.9 GiB'
+    );
+    expect(within(table).queryAllByRole('button')).toHaveLength(0);
+  });
+
+  it("lists the user's own kernels first, then other users' processes by memory, without their command", () => {
+    const gpu = a5000KernelSnapshot().gpus[0];
+    const kernel = gpu.processes[0];
+    const others = [
+      { pid: 4242, used_memory_mib: 512, user: 'bob', own: false },
+      { pid: 4243, used_memory_mib: 30000, user: 'carol', own: false }
+    ].map(process => ({
+      ...kernel,
+      ...process,
+      name: null,
+      kernel_id: null,
+      session_path: null
+    }));
+    gpu.processes = [...others, kernel];
+
+    const { getByRole } = render(
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
+    );
+
+    const rows = within(getByRole('table')).getAllByRole('row').slice(1);
+    expect(
+      rows.map(row => (row as HTMLTableRowElement).cells[1].textContent)
+    ).toEqual(['train.ipynb', 'carol', 'bob']);
+    expect(within(rows[1]).queryAllByRole('button')).toHaveLength(0);
   });
 
   it('says when no process uses the GPU', () => {
     const gpu = { ...a5000Snapshot().gpus[1], processes: [] };
 
     const { getByRole } = render(
-      <GpuCard gpu={gpu} kernelGpus={null} trans={trans} />
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
     );
 
     expect(getByRole('table').textContent).toContain(
@@ -81,7 +144,7 @@ describe('GpuCard', () => {
     const gpu = a100MigSnapshot().gpus[0];
 
     const { getByRole } = render(
-      <GpuCard gpu={gpu} kernelGpus={null} trans={trans} />
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
     );
 
     const utilization = getByRole('meter', { name: 'Utilization' });
@@ -105,8 +168,8 @@ describe('GpuCard', () => {
 
     const { getAllByRole } = render(
       <>
-        <GpuCard gpu={first} kernelGpus={kernelGpus} trans={trans} />
-        <GpuCard gpu={second} kernelGpus={kernelGpus} trans={trans} />
+        <GpuCard gpu={first} kernelGpus={kernelGpus} {...common} />
+        <GpuCard gpu={second} kernelGpus={kernelGpus} {...common} />
       </>
     );
 
@@ -127,7 +190,7 @@ describe('GpuCard', () => {
     };
 
     const { getByRole } = render(
-      <GpuCard gpu={gpu} kernelGpus={null} trans={trans} />
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
     );
 
     expect(getByRole('alert').textContent).toBe(

@@ -1,13 +1,21 @@
 import { nullTranslator } from '@jupyterlab/translation';
-import { fireEvent, render } from '@testing-library/react';
+import { fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 
 import { GpuMonitor } from '../components/GpuMonitor';
 import { CHART_KINDS } from '../gpu/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { IGpuMonitorModel, IGpuSnapshot, IRequestFailure } from '../tokens';
+import {
+  IGpuMonitorModel,
+  IGpuSnapshot,
+  IKernelSummary,
+  IRequestFailure
+} from '../tokens';
+import { fakeActions } from './panelActions';
 import {
   a5000History,
+  a5000KernelSnapshot,
+  a5000Kernels,
   a5000Snapshot,
   driverNotLoadedSnapshot
 } from './payloads';
@@ -22,12 +30,14 @@ const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 function modelWith(
   snapshot: IGpuSnapshot | null,
   failure: IRequestFailure | null = null,
-  history = new GpuHistoryBuffer()
+  history = new GpuHistoryBuffer(),
+  kernels: IKernelSummary[] | null = null
 ): IGpuMonitorModel {
   return {
     snapshot,
     failure,
     history,
+    kernels,
     kernelGpus: null
   } as unknown as IGpuMonitorModel;
 }
@@ -47,6 +57,7 @@ function renderPanel(
       themeRevision={0}
       onWindowChange={jest.fn()}
       onExport={jest.fn()}
+      actions={fakeActions()}
       trans={trans}
       {...changes}
     />
@@ -159,5 +170,57 @@ describe('GpuMonitor', () => {
 
     const button = getByRole('button', { name: 'Export CSV' });
     expect(button).toHaveProperty('disabled', true);
+  });
+
+  it("lists the user's kernels with the GPU memory each holds, most first, each one click from being freed", () => {
+    const kernels = a5000Kernels().reverse();
+    const actions = fakeActions();
+
+    const { getByRole } = renderPanel(
+      modelWith(a5000KernelSnapshot(), null, undefined, kernels),
+      { actions }
+    );
+
+    const table = getByRole('table', { name: 'GPU memory of my kernels' });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows.map(row => row.textContent)).toEqual([
+      'train.ipynb38.7 GiBGPU 0: 21.9 GiB, GPU 1: 16.8 GiB',
+      'idle.ipynbnone'
+    ]);
+    fireEvent.click(
+      within(rows[0]).getByRole('button', {
+        name: 'Shut down the kernel of train.ipynb'
+      })
+    );
+    expect(actions.shutDownKernel).toHaveBeenCalledWith(
+      kernels[1].kernel_id,
+      'train.ipynb'
+    );
+  });
+
+  it('offers to point the current notebook at the least used GPU', () => {
+    const actions = fakeActions();
+    const { getByRole } = renderPanel(modelWith(a5000Snapshot()), {
+      actions
+    });
+
+    const hint = getByRole('button', {
+      name: 'Use GPU 1 in the current notebook'
+    });
+    expect(hint.parentElement!.textContent).toBe(
+      'Least used: GPU 1, 6.7 GiB free, 0 % over the last 5 min. Use it'
+    );
+    fireEvent.click(hint);
+    expect(actions.useGpus).toHaveBeenCalledWith([1]);
+  });
+
+  it('cannot point anything at a GPU without a notebook', () => {
+    const { getByRole } = renderPanel(modelWith(a5000Snapshot()), {
+      actions: fakeActions(false)
+    });
+
+    expect(
+      getByRole('button', { name: 'Use GPU 1 in the current notebook' })
+    ).toHaveProperty('disabled', true);
   });
 });

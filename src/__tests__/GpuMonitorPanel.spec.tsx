@@ -5,6 +5,7 @@ import { Widget } from '@lumino/widgets';
 import { GpuMonitorPanel } from '../components/GpuMonitorPanel';
 import { GpuModel } from '../gpu/model';
 import { IGpuMonitorModel } from '../tokens';
+import { fakeActions } from './panelActions';
 import { a5000Server } from './server';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
@@ -34,7 +35,11 @@ describe('GpuMonitorPanel', () => {
         }
       };
     });
-    panel = new GpuMonitorPanel({ model, translator: nullTranslator });
+    panel = new GpuMonitorPanel({
+      model,
+      actions: fakeActions(),
+      translator: nullTranslator
+    });
   });
 
   afterEach(() => {
@@ -50,7 +55,7 @@ describe('GpuMonitorPanel', () => {
     expect(panel.title.icon).toBeDefined();
   });
 
-  it('asks for the history only while shown, and renders nothing before', async () => {
+  it('asks for the history and the kernels only while shown, and renders nothing before', async () => {
     panel.hide();
     Widget.attach(panel, document.body);
     MessageLoop.flush();
@@ -58,7 +63,7 @@ describe('GpuMonitorPanel', () => {
     expect(panel.node.textContent).toBe('');
 
     panel.show();
-    expect(watches).toEqual([{ history: true }]);
+    expect(watches).toEqual([{ history: true, kernels: true }]);
     expect(watching).toBe(1);
 
     panel.hide();

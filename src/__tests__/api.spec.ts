@@ -1,12 +1,13 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { fetchHistory, fetchSnapshot, fetchStatus } from '../api';
+import { fetchHistory, fetchKernels, fetchSnapshot, fetchStatus } from '../api';
 import {
   IErrorBody,
   IGpuHistory,
   IGpuSnapshot,
   IServerStatus
 } from '../tokens';
+import { a5000Kernels } from './payloads';
 import { fakeServer, HUB_BASE_URL, jsonResponse, requestedUrl } from './server';
 
 /**
@@ -43,7 +44,13 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
           used_memory_mib: 22,
           name: '/usr/lib/xorg/Xorg',
           type: 'G',
-          gpu_instance_id: null
+          gpu_instance_id: null,
+          visible: false,
+          user: null,
+          started: null,
+          own: null,
+          kernel_id: null,
+          session_path: null
         }
       ],
       unavailable: { mig_mode: 'MIG is not supported on this GPU' },
@@ -201,5 +208,23 @@ describe('fetchStatus', () => {
     await expect(fetchStatus(settings)).rejects.toBeInstanceOf(
       ServerConnection.NetworkError
     );
+  });
+});
+
+describe('fetchKernels', () => {
+  it("reads this server's kernels from `kernels`, most GPU memory first", async () => {
+    const { settings, requests } = serverAnswering(200, a5000Kernels());
+
+    const kernels = await fetchKernels(settings);
+
+    expect(requestedUrl(requests[0]).href).toBe(
+      'http://localhost/user/alice/gpu-monitor/api/kernels'
+    );
+    expect(
+      kernels.map(kernel => [kernel.session_path, kernel.memory_used_mib])
+    ).toEqual([
+      ['train.ipynb', 39676],
+      ['idle.ipynb', 0]
+    ]);
   });
 });

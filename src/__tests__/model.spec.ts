@@ -4,6 +4,8 @@
 import { GpuModel } from '../gpu/model';
 import {
   a5000History,
+  a5000KernelSnapshot,
+  a5000Kernels,
   a5000Snapshot,
   driverNotLoadedSnapshot,
   repeatedHistory
@@ -99,6 +101,31 @@ describe('GpuModel', () => {
     const { timestamps } = model.history;
     expect(timestamps).toHaveLength(10 + 1 + 5);
     expect(model.history.gpus[0].values.utilization_gpu[10]).toBeNull();
+  });
+
+  it("asks for this server's kernels only while a watcher shows them, in the same poll", async () => {
+    const server = fakeServer(request =>
+      endpoint(request) === 'kernels' ? a5000Kernels() : a5000KernelSnapshot()
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+
+    const snapshotOnly = model.watch();
+    await model.refresh();
+    expect(server.requests.map(endpoint)).toEqual(['gpus']);
+    expect(model.kernels).toBeNull();
+
+    const kernels = model.watch({ kernels: true });
+    await model.refresh();
+    expect(server.requests.map(endpoint).slice(1)).toEqual(['gpus', 'kernels']);
+    expect(model.kernels?.map(kernel => kernel.session_path)).toEqual([
+      'train.ipynb',
+      'idle.ipynb'
+    ]);
+
+    kernels.dispose();
+    await model.refresh();
+    expect(server.requests.map(endpoint).slice(3)).toEqual(['gpus']);
+    snapshotOnly.dispose();
   });
 
   it('stops polling once its last watcher is gone', async () => {

@@ -13,12 +13,23 @@
  *   `errors/driver-not-loaded-couldnt-communicate.txt`.
  * - `a100-mig-snapshot.json`: `jupyter-gpu-monitor snapshot --json --from
  *   xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml` (MIG on).
+ *
+ * The kernel payloads come from a `jupyter server` (interval 1 s,
+ * `idle_seconds` 3) with two notebook sessions, `train.ipynb` and
+ * `idle.ipynb`, each with a real python3 kernel; the fake nvidia-smi's
+ * `FAKE_SMI_PIDS` made a capture's process the kernel of `train.ipynb`:
+ *
+ * - `rtx-a5000-x2-kernel-snapshot.json`, `rtx-a5000-x2-kernels.json`:
+ *   `GET gpus` and `GET kernels` with the A5000 capture's llama-server
+ *   (100477) as that kernel: 22430 MiB on GPU 0, 17246 MiB on GPU 1.
  */
-import { IGpuHistory, IGpuSnapshot } from '../tokens';
+import { IGpuHistory, IGpuSnapshot, IKernelSummary } from '../tokens';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
+import A5000_KERNEL_SNAPSHOT from './fixtures/rtx-a5000-x2-kernel-snapshot.json';
+import A5000_KERNELS from './fixtures/rtx-a5000-x2-kernels.json';
 import A5000_SNAPSHOT from './fixtures/rtx-a5000-x2-snapshot.json';
 
 /**
@@ -40,6 +51,21 @@ export function a5000Snapshot(): IGpuSnapshot {
  */
 export function a5000History(): IGpuHistory {
   return copy<IGpuHistory>(A5000_HISTORY);
+}
+
+/**
+ * The two RTX A5000 with their process as the kernel of `train.ipynb`.
+ */
+export function a5000KernelSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(A5000_KERNEL_SNAPSHOT);
+}
+
+/**
+ * `GET kernels`: `train.ipynb`'s kernel with 39676 MiB on both GPUs, then
+ * `idle.ipynb`'s with none.
+ */
+export function a5000Kernels(): IKernelSummary[] {
+  return copy<IKernelSummary[]>(A5000_KERNELS);
 }
 
 /**

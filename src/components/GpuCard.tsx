@@ -9,6 +9,7 @@ import {
   formatWattsOf
 } from '../gpu/units';
 import { IGpu, IKernelGpus, IMigDevice } from '../tokens';
+import { IPanelActions } from './actions';
 import { MeterBar } from './MeterBar';
 import { MonitorMessage } from './MonitorMessage';
 import { ProcessTable } from './ProcessTable';
@@ -31,6 +32,14 @@ export namespace GpuCard {
      */
     kernelGpus: IKernelGpus | null;
     /**
+     * When the GPU was read, in seconds since the epoch (the server's clock).
+     */
+    now: number;
+    /**
+     * What the links and buttons of its process list do.
+     */
+    actions: IPanelActions;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -42,7 +51,7 @@ export namespace GpuCard {
  * fan, its MIG instances and its processes.
  */
 export function GpuCard(props: GpuCard.IProps): React.ReactElement {
-  const { gpu, kernelGpus, trans } = props;
+  const { gpu, kernelGpus, now, actions, trans } = props;
   const visibleToKernel = kernelGpus?.indices.includes(gpu.index) ?? false;
   const headingId = `jp-GpuMonitor-gpu-${gpu.uuid ?? gpu.index}`;
   const missing = (field: keyof IGpu): string =>
@@ -115,6 +124,8 @@ export function GpuCard(props: GpuCard.IProps): React.ReactElement {
       <ProcessTable
         gpuIndex={gpu.index}
         processes={gpu.processes}
+        now={now}
+        actions={actions}
         trans={trans}
       />
     </article>

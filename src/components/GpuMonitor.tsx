@@ -5,8 +5,11 @@ import * as React from 'react';
 import { ChartKind, WINDOW_SECONDS } from '../gpu/charts';
 import { describeFailure } from '../gpu/failure';
 import { IGpuMonitorModel, IGpuSnapshot } from '../tokens';
+import { IPanelActions } from './actions';
+import { FreeGpuHint } from './FreeGpuHint';
 import { GpuCard } from './GpuCard';
 import { GpuChart } from './GpuChart';
+import { KernelList } from './KernelList';
 import { MonitorMessage } from './MonitorMessage';
 
 /**
@@ -42,6 +45,10 @@ export namespace GpuMonitor {
      */
     onExport: () => void;
     /**
+     * What the links and buttons do.
+     */
+    actions: IPanelActions;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -49,7 +56,8 @@ export namespace GpuMonitor {
 }
 
 /**
- * The GPU monitor panel: a card per GPU and the charts, or why there is
+ * The GPU monitor panel: the least used GPU, the user's kernels, a card per
+ * GPU and the charts, or why there is
  * nothing to show.
  */
 export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
@@ -120,7 +128,7 @@ namespace Private {
   export function Readings(
     props: GpuMonitor.IProps & { snapshot: IGpuSnapshot; stale: boolean }
   ): React.ReactElement {
-    const { model, snapshot, stale, trans } = props;
+    const { model, snapshot, stale, actions, trans } = props;
     if (snapshot.error) {
       return (
         <MonitorMessage
@@ -144,11 +152,22 @@ namespace Private {
     return (
       <div className={`jp-GpuMonitor-readings${stale ? ' jp-mod-stale' : ''}`}>
         <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
+        <FreeGpuHint
+          snapshot={snapshot}
+          history={model.history}
+          actions={actions}
+          trans={trans}
+        />
+        {model.kernels && model.kernels.length > 0 && (
+          <KernelList kernels={model.kernels} actions={actions} trans={trans} />
+        )}
         {snapshot.gpus.map(gpu => (
           <GpuCard
             key={gpu.uuid ?? gpu.index}
             gpu={gpu}
             kernelGpus={model.kernelGpus}
+            now={snapshot.timestamp}
+            actions={actions}
             trans={trans}
           />
         ))}

@@ -13,6 +13,7 @@ import { CHART_KINDS, ChartKind } from '../gpu/charts';
 import { csvFileName, historyCsv } from '../gpu/csv';
 import { gpuIcon } from '../icons';
 import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { IPanelActions } from './actions';
 
 /**
  * The panel's content, with uPlot: loaded the first time the panel is shown,
@@ -28,8 +29,9 @@ const GpuMonitor = React.lazy(async () => ({
 export type ChartVisibility = { readonly [K in ChartKind]?: boolean };
 
 /**
- * The GPU monitor side panel. It asks the model for the history only while
- * it is visible; hidden, it neither polls for charts nor renders.
+ * The GPU monitor side panel. It asks the model for the history and the
+ * kernels only while it is visible; hidden, it neither polls for them nor
+ * renders.
  */
 export class GpuMonitorPanel extends ReactWidget {
   /**
@@ -38,6 +40,7 @@ export class GpuMonitorPanel extends ReactWidget {
   constructor(options: GpuMonitorPanel.IOptions) {
     super();
     this._model = options.model;
+    this._actions = options.actions;
     this._trans = (options.translator ?? nullTranslator).load(
       TRANSLATION_DOMAIN
     );
@@ -146,6 +149,7 @@ export class GpuMonitorPanel extends ReactWidget {
             this.windowSeconds = seconds;
           }}
           onExport={() => this.exportCsv()}
+          actions={this._actions}
           trans={trans}
         />
       </React.Suspense>
@@ -153,7 +157,7 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Watch the model's history once shown.
+   * Watch the model's history and kernels once shown.
    */
   protected onAfterShow(msg: Message): void {
     super.onAfterShow(msg);
@@ -162,7 +166,8 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Watch the model's history when attached visible, as on a restored layout.
+   * Watch the model's history and kernels when attached visible, as on a
+   * restored layout.
    */
   protected onAfterAttach(msg: Message): void {
     super.onAfterAttach(msg);
@@ -173,7 +178,7 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Stop watching the model's history once hidden.
+   * Stop watching the model's history and kernels once hidden.
    */
   protected onAfterHide(msg: Message): void {
     super.onAfterHide(msg);
@@ -181,7 +186,7 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Stop watching the model's history once detached.
+   * Stop watching the model's history and kernels once detached.
    */
   protected onBeforeDetach(msg: Message): void {
     this._watch(false);
@@ -189,12 +194,12 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Start or stop watching the model's history.
+   * Start or stop watching the model's history and kernels.
    */
   private _watch(watching: boolean): void {
     this._shown ||= watching;
     if (watching && this._watcher === null) {
-      this._watcher = this._model.watch({ history: true });
+      this._watcher = this._model.watch({ history: true, kernels: true });
     } else if (!watching && this._watcher !== null) {
       this._watcher.dispose();
       this._watcher = null;
@@ -211,6 +216,7 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   private _model: IGpuMonitorModel;
+  private _actions: IPanelActions;
   private _trans: TranslationBundle;
   private _watcher: IDisposable | null = null;
   private _windowSeconds = 300;
@@ -232,6 +238,10 @@ export namespace GpuMonitorPanel {
      * The model whose state is shown.
      */
     model: IGpuMonitorModel;
+    /**
+     * What the panel's links and buttons do.
+     */
+    actions: IPanelActions;
     /**
      * The application's translator.
      */

@@ -1,8 +1,17 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { formatMemory } from '../gpu/units';
+import {
+  kernelLabel,
+  ProcessOwner,
+  processOwner,
+  sortProcesses
+} from '../gpu/processes';
+import { formatAge, formatMemory } from '../gpu/units';
 import { IGpuProcess } from '../tokens';
+import { IPanelActions } from './actions';
+import { KernelButtons } from './KernelButtons';
+import { SessionLink } from './SessionLink';
 
 /**
  * The properties of {@link ProcessTable}.
@@ -21,6 +30,15 @@ export namespace ProcessTable {
      */
     processes: readonly IGpuProcess[];
     /**
+     * When the processes were read, in seconds since the epoch (the
+     * server's clock, as their start times).
+     */
+    now: number;
+    /**
+     * What the links and buttons do.
+     */
+    actions: IPanelActions;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -28,11 +46,13 @@ export namespace ProcessTable {
 }
 
 /**
- * The processes running on one GPU: pid, user, name, GPU memory, and the
- * kernel or notebook they belong to where the server knows it.
+ * The processes running on one GPU, the user's own kernels first: the
+ * notebook each belongs to (a link that opens it, with buttons that
+ * interrupt or shut down the user's own kernels) or the user who runs it,
+ * its GPU memory and its age.
  */
 export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
-  const { gpuIndex, processes, trans } = props;
+  const { gpuIndex, processes, now, actions, trans } = props;
   return (
     <table
       className="jp-GpuMonitor-processes"
@@ -40,48 +60,72 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
     >
       <colgroup>
         <col className="jp-GpuMonitor-pidColumn" />
-        <col className="jp-GpuMonitor-userColumn" />
         <col />
         <col className="jp-GpuMonitor-memoryColumn" />
-        <col />
+        <col className="jp-GpuMonitor-ageColumn" />
       </colgroup>
       <thead>
         <tr>
           <th scope="col">{trans.__('PID')}</th>
-          <th scope="col">{trans.__('User')}</th>
-          <th scope="col">{trans.__('Process')}</th>
+          <th
+            scope="col"
+            title={trans.__(
+              'The notebook whose kernel runs the process, or the user who runs it'
+            )}
+          >
+            {trans.__('Owner')}
+          </th>
           <th scope="col">{trans.__('Memory')}</th>
-          <th scope="col">{trans.__('Kernel / notebook')}</th>
+          <th scope="col">{trans.__('Age')}</th>
         </tr>
       </thead>
       <tbody>
         {processes.length === 0 ? (
           <tr>
-            <td colSpan={5} className="jp-GpuMonitor-empty">
+            <td colSpan={4} className="jp-GpuMonitor-empty">
               {trans.__('No process is using this GPU.')}
             </td>
           </tr>
         ) : (
-          processes.map(process => (
-            <tr key={`${process.pid}-${process.gpu_instance_id}`}>
-              <td>{process.pid}</td>
-              <td title={process.user ?? ''}>{process.user ?? ''}</td>
-              <td
-                className="jp-GpuMonitor-processName"
-                title={process.name ?? ''}
+          sortProcesses(processes).map(process => {
+            const owner = processOwner(process);
+            return (
+              <tr
+                key={`${process.pid}-${process.gpu_instance_id}`}
+                className={
+                  owner.kind === 'kernel' && owner.own ? 'jp-mod-own' : ''
+                }
               >
-                {Private.baseName(process.name ?? '')}
-              </td>
-              <td>
-                {process.used_memory_mib === null
-                  ? trans.__('n/a')
-                  : formatMemory(process.used_memory_mib, trans)}
-              </td>
-              <td title={process.session_path ?? ''}>
-                {process.session_path ?? ''}
-              </td>
-            </tr>
-          ))
+                <td title={process.name ?? ''}>{process.pid}</td>
+                <td className="jp-GpuMonitor-owner">
+                  <Private.Owner
+                    owner={owner}
+                    process={process}
+                    actions={actions}
+                    trans={trans}
+                  />
+                  {owner.kind === 'kernel' && owner.own && (
+                    <KernelButtons
+                      kernelId={owner.kernelId}
+                      label={kernelLabel(owner.kernelId, owner.path, trans)}
+                      actions={actions}
+                      trans={trans}
+                    />
+                  )}
+                </td>
+                <td>
+                  {process.used_memory_mib === null
+                    ? trans.__('n/a')
+                    : formatMemory(process.used_memory_mib, trans)}
+                </td>
+                <td>
+                  {process.started === null
+                    ? ''
+                    : formatAge(now - process.started, trans)}
+                </td>
+              </tr>
+            );
+          })
         )}
       </tbody>
     </table>
@@ -89,13 +133,54 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
 }
 
 /**
- * File-local helpers.
+ * File-local parts of the table.
  */
 namespace Private {
   /**
+   * Who a process belongs to: the notebook link, "alice · python", or why
+   * it is not known.
+   */
+  export function Owner(props: {
+    owner: ProcessOwner;
+    process: IGpuProcess;
+    actions: IPanelActions;
+    trans: TranslationBundle;
+  }): React.ReactElement {
+    const { owner, process, actions, trans } = props;
+    switch (owner.kind) {
+      case 'kernel':
+        return owner.path ? (
+          <SessionLink path={owner.path} actions={actions} trans={trans} />
+        ) : (
+          <span>{kernelLabel(owner.kernelId, null, trans)}</span>
+        );
+      case 'user': {
+        const name = process.name ? baseName(process.name) : null;
+        const text = [owner.user ?? trans.__('unknown user'), name]
+          .filter(Boolean)
+          .join(' · ');
+        return <span title={process.name ?? text}>{text}</span>;
+      }
+      case 'invisible':
+        return (
+          <span
+            className="jp-GpuMonitor-invisible"
+            title={trans.__(
+              'The driver reports a process id that this server cannot see: it runs in another container or on the host.'
+            )}
+          >
+            {trans.__('not visible from this container')}
+          </span>
+        );
+      case 'unknown':
+        return <span>{process.name ? baseName(process.name) : ''}</span>;
+    }
+  }
+
+  /**
    * The last part of a path, Linux or Windows: the program's name.
    */
-  export function baseName(path: string): string {
+  function baseName(path: string): string {
     return path.split(/[\\/]/).pop() ?? path;
   }
 }

@@ -3,12 +3,13 @@ import { DisposableDelegate, IDisposable } from '@lumino/disposable';
 import { IPoll, Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { fetchHistory, fetchSnapshot } from '../api';
+import { fetchHistory, fetchKernels, fetchSnapshot } from '../api';
 import {
   IGpuMonitorModel,
   IGpuSnapshot,
   IGpuTimeSeries,
   IKernelGpus,
+  IKernelSummary,
   IRequestFailure
 } from '../tokens';
 import { classifyFailure } from './failure';
@@ -16,7 +17,8 @@ import { GpuHistoryBuffer } from './history';
 
 /**
  * Polls the server extension for the latest snapshot and, while a chart is
- * shown, for the readings taken since the last one it has.
+ * shown, for the readings taken since the last one it has; while a list of
+ * kernels is shown, for this server's kernels too.
  *
  * It asks nothing while nobody watches or the browser tab is hidden; a
  * watcher that comes back gets the readings it missed, as far back as the
@@ -96,6 +98,14 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
+   * This server's kernels, most GPU memory first; null until a watcher asks
+   * for them and the server answers.
+   */
+  get kernels(): readonly IKernelSummary[] | null {
+    return this._kernels;
+  }
+
+  /**
    * Whether the model is disposed.
    */
   get isDisposed(): boolean {
@@ -104,12 +114,18 @@ export class GpuModel implements IGpuMonitorModel {
 
   /**
    * Ask the model to poll until the returned disposable is disposed. A new
-   * watcher, or the first that shows the history, is answered at once.
+   * watcher, or the first that shows the history or the kernels, is
+   * answered at once.
    */
   watch(options: IGpuMonitorModel.IWatchOptions = {}): IDisposable {
-    const watcher = { history: options.history ?? false };
+    const watcher = {
+      history: options.history ?? false,
+      kernels: options.kernels ?? false
+    };
     const answerNow =
-      this._watchers.size === 0 || (watcher.history && !this._wantsHistory);
+      this._watchers.size === 0 ||
+      (watcher.history && !this._wants('history')) ||
+      (watcher.kernels && !this._wants('kernels'));
     this._watchers.add(watcher);
     if (answerNow) {
       void this._poll.refresh();
@@ -140,10 +156,10 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
-   * Whether a watcher shows the history.
+   * Whether a watcher shows the history, or the kernels.
    */
-  private get _wantsHistory(): boolean {
-    return [...this._watchers].some(watcher => watcher.history);
+  private _wants(what: 'history' | 'kernels'): boolean {
+    return [...this._watchers].some(watcher => watcher[what]);
   }
 
   /**
@@ -159,26 +175,30 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
-   * Ask for the snapshot and, when wanted, the new readings; keep what
-   * comes back, or why nothing did. Rejects on failure, so that the poll
-   * backs off.
+   * Ask for the snapshot and, when wanted, the new readings and the kernels;
+   * keep what comes back, or why nothing did. Rejects on failure, so that
+   * the poll backs off.
    */
   private async _fetch(): Promise<void> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this._requestTimeoutMs);
     const init = { signal: abort.signal };
     try {
-      const [snapshot, history] = await Promise.all([
+      const [snapshot, history, kernels] = await Promise.all([
         fetchSnapshot(this._serverSettings, init),
-        this._wantsHistory
+        this._wants('history')
           ? fetchHistory(
               this._serverSettings,
               this._history.lastTimestamp ?? undefined,
               init
             )
-          : null
+          : null,
+        this._wants('kernels')
+          ? fetchKernels(this._serverSettings, init)
+          : this._kernels
       ]);
       this._snapshot = snapshot;
+      this._kernels = kernels;
       this._failure = null;
       if (history !== null && this._history.append(history)) {
         this._historyChanged.emit();
@@ -198,11 +218,12 @@ export class GpuModel implements IGpuMonitorModel {
   private _refreshIntervalSeconds: number;
   private _poll: Poll;
   private _pending: Promise<void> | null = null;
-  private _watchers = new Set<{ history: boolean }>();
+  private _watchers = new Set<{ history: boolean; kernels: boolean }>();
   private _snapshot: IGpuSnapshot | null = null;
   private _failure: IRequestFailure | null = null;
   private _history = new GpuHistoryBuffer();
   private _kernelGpus: IKernelGpus | null = null;
+  private _kernels: readonly IKernelSummary[] | null = null;
   private _changed = new Signal<this, void>(this);
   private _historyChanged = new Signal<this, void>(this);
 }

@@ -97,6 +97,23 @@ export function formatReading(
 }
 
 /**
+ * How long ago something started, coarsely: "40 s", "12 min", "3 h", "2 d".
+ */
+export function formatAge(seconds: number, trans: TranslationBundle): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  if (whole < 60) {
+    return trans.__('%1 s', whole);
+  }
+  if (whole < 3600) {
+    return trans.__('%1 min', Math.floor(whole / 60));
+  }
+  if (whole < 86400) {
+    return trans.__('%1 h', Math.floor(whole / 3600));
+  }
+  return trans.__('%1 d', Math.floor(whole / 86400));
+}
+
+/**
  * File-local helpers.
  */
 namespace Private {

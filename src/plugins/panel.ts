@@ -6,6 +6,7 @@ import {
 import { ICommandPalette, IThemeManager } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 // The panel's tab is in the sidebar from the start; its content and uPlot
 // load when it is first shown.
@@ -14,18 +15,20 @@ import {
   ChartVisibility,
   GpuMonitorPanel
 } from '../components/GpuMonitorPanel';
+import { IPanelActions } from '../components/actions';
 import { gpuIcon } from '../icons';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 
 /**
  * Adds the GPU monitor side panel and the commands that open it and export
- * its readings.
+ * its readings. Its links and buttons run the commands of the other
+ * plugins (open a notebook, interrupt or shut down a kernel, use a GPU).
  */
 export const panelPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:panel',
   description:
-    'Adds the GPU Monitor side panel: a card per GPU with its processes, live charts, and a CSV export of the readings shown.',
+    "Adds the GPU Monitor side panel: a card per GPU with its processes and their notebooks, the user's kernels, the least used GPU, live charts, and a CSV export of the readings shown.",
   autoStart: true,
   requires: [IGpuMonitorModel],
   optional: [
@@ -45,7 +48,27 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     themeManager: IThemeManager | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const panel = new GpuMonitorPanel({ model, translator });
+    const run = (command: string, args: ReadonlyPartialJSONObject): void => {
+      if (app.commands.hasCommand(command)) {
+        void app.commands.execute(command, args);
+      }
+    };
+    const actions: IPanelActions = {
+      openPath: path => run('docmanager:open', { path }),
+      interruptKernel: (kernelId, label) =>
+        run(CommandIDs.interruptKernel, { kernelId, label }),
+      shutDownKernel: (kernelId, label) =>
+        run(CommandIDs.shutDownKernel, { kernelId, label }),
+      useGpus: gpus => run(CommandIDs.useGpu, { gpus: [...gpus] }),
+      canUseGpus: () =>
+        app.commands.hasCommand(CommandIDs.useGpu) &&
+        app.commands.isEnabled(CommandIDs.useGpu)
+    };
+    const panel = new GpuMonitorPanel({
+      model,
+      actions,
+      translator
+    });
     app.shell.add(panel, 'left', { rank: 700 });
     restorer?.add(panel, 'jupyterlab-gpu-monitor');
     themeManager?.themeChanged.connect(() => panel.themeChanged());

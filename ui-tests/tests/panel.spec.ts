@@ -42,9 +42,10 @@ test.describe('GPU monitor panel', () => {
       const processes = card.getByRole('table', {
         name: `Processes on GPU ${index}`
       });
-      // The capture's llama-server, one process on both GPUs.
+      // The capture's llama-server, one process on both GPUs, with a pid
+      // this machine does not have.
       await expect(processes.getByRole('row').nth(1)).toContainText(
-        `100477${held}`
+        `100477not visible from this container${held}`
       );
     }
     await expect(panel).toContainText('Driver 590.44.01 · CUDA 13.1');

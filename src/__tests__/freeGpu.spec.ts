@@ -1,0 +1,110 @@
+/**
+ * @jest-environment node
+ */
+import { nullTranslator } from '@jupyterlab/translation';
+
+import {
+  cudaVisibleDevicesSource,
+  gpuLoads,
+  isCudaVisibleDevicesCell,
+  leastUsed
+} from '../gpu/freeGpu';
+import { GpuHistoryBuffer } from '../gpu/history';
+import { formatAge } from '../gpu/units';
+import {
+  a100MigSnapshot,
+  a5000History,
+  a5000Snapshot,
+  repeatedHistory
+} from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+describe('the least used GPU', () => {
+  it('is the A5000 with the less memory in use, both idle', () => {
+    const history = new GpuHistoryBuffer();
+    history.append(a5000History());
+
+    const loads = gpuLoads(a5000Snapshot(), history);
+
+    expect(loads.map(gpu => [gpu.index, gpu.freeMiB])).toEqual([
+      [0, 1678],
+      [1, 6862]
+    ]);
+    expect(loads[0].memoryShare).toBeCloseTo(22437 / 24564, 3);
+    expect(loads[0].utilizationPercent).toBe(0);
+    expect(leastUsed(loads)?.index).toBe(1);
+  });
+
+  it('weighs the last minutes of utilisation, not only the memory now', () => {
+    // GPU 1 was busy at 97 % over the last minutes; GPU 0 was idle.
+    const snapshot = a5000Snapshot();
+    const readings = repeatedHistory(1000, 300);
+    readings.gpus.forEach((series, i) => {
+      series.uuid = snapshot.gpus[i].uuid;
+    });
+    readings.gpus[1].utilization_gpu.fill(97);
+    const history = new GpuHistoryBuffer();
+    history.append(readings);
+
+    const loads = gpuLoads(snapshot, history);
+
+    expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 97]);
+    expect(leastUsed(loads)?.index).toBe(0);
+  });
+
+  it('uses the readings of the snapshot without a history', () => {
+    const snapshot = a5000Snapshot();
+    snapshot.gpus[1].utilization_gpu = 100;
+
+    expect(leastUsed(gpuLoads(snapshot, null))?.index).toBe(0);
+  });
+
+  it('never picks a GPU split into MIG instances', () => {
+    expect(gpuLoads(a100MigSnapshot(), null)).toEqual([]);
+    expect(leastUsed([])).toBeNull();
+  });
+});
+
+describe('the CUDA_VISIBLE_DEVICES cell', () => {
+  it('numbers the GPUs as nvidia-smi does and says when it must run', () => {
+    expect(cudaVisibleDevicesSource([1], trans)).toBe(
+      [
+        '# Run this cell before torch (or any CUDA library) initialises CUDA.',
+        '# If the kernel has already used the GPU, restart it first.',
+        'import os',
+        '',
+        'os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"',
+        'os.environ["CUDA_VISIBLE_DEVICES"] = "1"'
+      ].join('\n')
+    );
+    expect(cudaVisibleDevicesSource([0, 2], trans)).toContain(
+      'os.environ["CUDA_VISIBLE_DEVICES"] = "0,2"'
+    );
+  });
+
+  it('is recognised to be replaced, while a cell the user wrote is not', () => {
+    const ours = cudaVisibleDevicesSource([0, 2], trans);
+
+    expect(isCudaVisibleDevicesCell(ours, trans)).toBe(true);
+    expect(isCudaVisibleDevicesCell(`${ours}\nimport torch`, trans)).toBe(
+      false
+    );
+    expect(
+      isCudaVisibleDevicesCell(
+        'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "1"',
+        trans
+      )
+    ).toBe(false);
+  });
+});
+
+describe('ages', () => {
+  it('gives the age of a process coarsely', () => {
+    expect(
+      [-2, 40.7, 754, 3 * 3600 + 59, 2 * 86400 + 1].map(seconds =>
+        formatAge(seconds, trans)
+      )
+    ).toEqual(['0 s', '40 s', '12 min', '3 h', '2 d']);
+  });
+});

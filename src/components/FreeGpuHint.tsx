@@ -1,0 +1,86 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import {
+  FREE_GPU_WINDOW_SECONDS,
+  gpuLoads,
+  leastUsed,
+  useGpusCaption
+} from '../gpu/freeGpu';
+import { formatMemory, formatPercent } from '../gpu/units';
+import { IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { IPanelActions } from './actions';
+
+/**
+ * The properties of {@link FreeGpuHint}.
+ */
+export namespace FreeGpuHint {
+  /**
+   * The properties of {@link FreeGpuHint}.
+   */
+  export interface IProps {
+    /**
+     * The latest snapshot.
+     */
+    snapshot: IGpuSnapshot;
+    /**
+     * The readings kept, for the last minutes of each GPU.
+     */
+    history: IGpuTimeSeries;
+    /**
+     * What the button does.
+     */
+    actions: IPanelActions;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * On a machine with several GPUs, the least used one over the last minutes
+ * (memory and utilisation) and a button that points the current notebook
+ * at it.
+ */
+export function FreeGpuHint(
+  props: FreeGpuHint.IProps
+): React.ReactElement | null {
+  const { snapshot, history, actions, trans } = props;
+  const notebookOpen = actions.canUseGpus();
+  const loads = gpuLoads(snapshot, history);
+  if (loads.length < 2) {
+    return null;
+  }
+  const least = leastUsed(loads)!;
+  const use = trans.__('Use GPU %1 in the current notebook', least.index);
+  return (
+    <p className="jp-GpuMonitor-freeGpu">
+      <span>
+        {trans.__(
+          'Least used: GPU %1, %2 free, %3 over the last %4 min.',
+          least.index,
+          formatMemory(least.freeMiB, trans),
+          least.utilizationPercent === null
+            ? trans.__('utilization n/a')
+            : formatPercent(least.utilizationPercent, trans),
+          FREE_GPU_WINDOW_SECONDS / 60
+        )}
+      </span>{' '}
+      <button
+        type="button"
+        className="jp-GpuMonitor-textButton"
+        aria-label={use}
+        title={
+          notebookOpen
+            ? useGpusCaption(trans)
+            : trans.__('Open a notebook first')
+        }
+        disabled={!notebookOpen}
+        onClick={() => actions.useGpus([least.index])}
+      >
+        {trans.__('Use it')}
+      </button>
+    </p>
+  );
+}

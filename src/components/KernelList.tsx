@@ -1,0 +1,149 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import { kernelLabel } from '../gpu/processes';
+import { formatMemory } from '../gpu/units';
+import { IKernelSummary } from '../tokens';
+import { IPanelActions } from './actions';
+import { KernelButtons } from './KernelButtons';
+import { SessionLink } from './SessionLink';
+
+/**
+ * The properties of {@link KernelList}.
+ */
+export namespace KernelList {
+  /**
+   * The properties of {@link KernelList}.
+   */
+  export interface IProps {
+    /**
+     * This server's kernels.
+     */
+    kernels: readonly IKernelSummary[];
+    /**
+     * What the links and buttons do.
+     */
+    actions: IPanelActions;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * "My kernels": each of this server's kernels with the GPU memory it holds
+ * across GPUs, the most first, so that a forgotten notebook holding 30 GiB
+ * is one click from being freed.
+ */
+export function KernelList(props: KernelList.IProps): React.ReactElement {
+  const { actions, trans } = props;
+  const kernels = [...props.kernels].sort(
+    (a, b) => b.memory_used_mib - a.memory_used_mib
+  );
+  return (
+    <section
+      className="jp-GpuMonitor-kernels"
+      aria-labelledby="jp-GpuMonitor-kernelsTitle"
+    >
+      <h3
+        id="jp-GpuMonitor-kernelsTitle"
+        className="jp-GpuMonitor-kernelsTitle"
+      >
+        {trans.__('My kernels')}
+      </h3>
+      <table
+        className="jp-GpuMonitor-processes jp-GpuMonitor-kernelTable"
+        aria-label={trans.__('GPU memory of my kernels')}
+      >
+        <colgroup>
+          <col />
+          <col className="jp-GpuMonitor-kernelMemoryColumn" />
+        </colgroup>
+        <thead>
+          <tr>
+            <th scope="col">{trans.__('Notebook')}</th>
+            <th scope="col">{trans.__('GPU memory')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {kernels.map(kernel => {
+            const label = kernelLabel(
+              kernel.kernel_id,
+              kernel.session_path,
+              trans
+            );
+            return (
+              <tr key={kernel.kernel_id}>
+                <td className="jp-GpuMonitor-owner">
+                  {kernel.session_path ? (
+                    <SessionLink
+                      path={kernel.session_path}
+                      actions={actions}
+                      trans={trans}
+                    />
+                  ) : (
+                    <span>{label}</span>
+                  )}
+                  <KernelButtons
+                    kernelId={kernel.kernel_id}
+                    label={label}
+                    actions={actions}
+                    trans={trans}
+                  />
+                </td>
+                <td>
+                  {Private.memory(kernel, trans)}
+                  {kernel.gpus.length > 0 && (
+                    <span className="jp-GpuMonitor-perGpu">
+                      {Private.perGpu(kernel, trans)}
+                    </span>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The memory a kernel holds on all GPUs: "38.7 GiB", "none", or "remote"
+   * for a kernel this server cannot see the processes of.
+   */
+  export function memory(
+    kernel: IKernelSummary,
+    trans: TranslationBundle
+  ): string {
+    if (kernel.remote) {
+      return trans.__('remote');
+    }
+    return kernel.gpus.length === 0
+      ? trans.__('none')
+      : formatMemory(kernel.memory_used_mib, trans);
+  }
+
+  /**
+   * The memory it holds on each GPU: "GPU 0: 21.9 GiB, GPU 1: 16.8 GiB".
+   */
+  export function perGpu(
+    kernel: IKernelSummary,
+    trans: TranslationBundle
+  ): string {
+    return kernel.gpus
+      .map(gpu =>
+        trans.__(
+          'GPU %1: %2',
+          gpu.index,
+          formatMemory(gpu.memory_used_mib, trans)
+        )
+      )
+      .join(', ');
+  }
+}

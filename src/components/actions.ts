@@ -1,0 +1,30 @@
+/**
+ * What the panel's links and buttons do. The panel plugin runs them as
+ * commands, so that every one of them also exists outside the panel.
+ */
+export interface IPanelActions {
+  /**
+   * Open a notebook or console by its server path.
+   */
+  openPath(path: string): void;
+  /**
+   * Interrupt one of this server's kernels, after a confirmation.
+   *
+   * @param label - what the kernel serves, for the confirmation
+   */
+  interruptKernel(kernelId: string, label: string): void;
+  /**
+   * Shut down one of this server's kernels, after a confirmation.
+   *
+   * @param label - what the kernel serves, for the confirmation
+   */
+  shutDownKernel(kernelId: string, label: string): void;
+  /**
+   * Point the current notebook's kernel at these GPUs, by their indices.
+   */
+  useGpus(gpuIndices: readonly number[]): void;
+  /**
+   * Whether there is a notebook to point at GPUs.
+   */
+  canUseGpus(): boolean;
+}

@@ -1,0 +1,195 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { IGpu, IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { indexAt, sameGpu } from './history';
+
+/**
+ * How far back the "least used GPU" looks, in seconds: long enough that a
+ * GPU between two epochs of someone's training does not look free.
+ */
+export const FREE_GPU_WINDOW_SECONDS = 300;
+
+/**
+ * How busy a GPU has been lately.
+ */
+export interface IGpuLoad {
+  /**
+   * The GPU index.
+   */
+  index: number;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * The memory free now, in MiB.
+   */
+  freeMiB: number;
+  /**
+   * The mean share of the memory in use over the window, from 0 to 1.
+   */
+  memoryShare: number;
+  /**
+   * The mean utilisation over the window, in percent; null when not read
+   * (the current reading when the history has none).
+   */
+  utilizationPercent: number | null;
+}
+
+/**
+ * Whether a notebook can be pointed at a GPU with `CUDA_VISIBLE_DEVICES`
+ * and its index: read without error, its memory known, and not split into
+ * MIG instances (those are chosen by their own UUIDs).
+ */
+export function selectable(gpu: IGpu): boolean {
+  return (
+    gpu.error === null &&
+    gpu.mig_mode !== 'enabled' &&
+    gpu.memory_total_mib !== null &&
+    gpu.memory_used_mib !== null
+  );
+}
+
+/**
+ * The memory free on a GPU now, in MiB: the driver's figure, or the total
+ * less what is in use when it gives none.
+ */
+export function freeMemory(gpu: IGpu): number {
+  return (
+    gpu.memory_free_mib ??
+    Math.max(0, (gpu.memory_total_mib ?? 0) - (gpu.memory_used_mib ?? 0))
+  );
+}
+
+/**
+ * How busy each selectable GPU of the snapshot has been over the last
+ * `windowSeconds` of the history (its current reading where the history
+ * has none).
+ */
+export function gpuLoads(
+  snapshot: IGpuSnapshot,
+  history: IGpuTimeSeries | null,
+  windowSeconds = FREE_GPU_WINDOW_SECONDS
+): IGpuLoad[] {
+  const timestamps = history?.timestamps ?? [];
+  const last = timestamps[timestamps.length - 1];
+  const from =
+    last === undefined ? 0 : indexAt(timestamps, last - windowSeconds);
+  return snapshot.gpus.filter(selectable).map(gpu => {
+    const total = gpu.memory_total_mib!;
+    const column = history?.gpus.find(series => sameGpu(series, gpu));
+    const used =
+      Private.mean(column?.values.memory_used_mib, from) ??
+      gpu.memory_used_mib!;
+    return {
+      index: gpu.index,
+      name: gpu.name,
+      freeMiB: freeMemory(gpu),
+      memoryShare: total > 0 ? used / total : 1,
+      utilizationPercent:
+        Private.mean(column?.values.utilization_gpu, from) ??
+        gpu.utilization_gpu
+    };
+  });
+}
+
+/**
+ * The least used of some GPUs: the lowest sum of its mean share of memory
+ * in use and its mean utilisation; among equals the one with the most
+ * memory free. Null when there is none.
+ */
+export function leastUsed(loads: readonly IGpuLoad[]): IGpuLoad | null {
+  const load = (gpu: IGpuLoad): number =>
+    gpu.memoryShare + (gpu.utilizationPercent ?? 0) / 100;
+  const sorted = [...loads].sort(
+    (a, b) => load(a) - load(b) || b.freeMiB - a.freeMiB
+  );
+  return sorted[0] ?? null;
+}
+
+/**
+ * The source of a first cell that points the kernel at the given GPUs, by
+ * nvidia-smi's indices: `CUDA_DEVICE_ORDER` makes CUDA number the GPUs the
+ * way nvidia-smi does (CUDA puts the fastest first by default).
+ */
+export function cudaVisibleDevicesSource(
+  gpuIndices: readonly number[],
+  trans: TranslationBundle
+): string {
+  return [
+    `# ${trans.__('Run this cell before torch (or any CUDA library) initialises CUDA.')}`,
+    `# ${trans.__('If the kernel has already used the GPU, restart it first.')}`,
+    'import os',
+    '',
+    'os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"',
+    `os.environ["CUDA_VISIBLE_DEVICES"] = "${gpuIndices.join(',')}"`
+  ].join('\n');
+}
+
+/**
+ * Whether a cell's source is, unchanged, one that
+ * {@link cudaVisibleDevicesSource} wrote: a second use of the command
+ * replaces it rather than stacking another, and never touches a cell the
+ * user wrote.
+ */
+export function isCudaVisibleDevicesCell(
+  source: string,
+  trans: TranslationBundle
+): boolean {
+  const match = /^os\.environ\["CUDA_VISIBLE_DEVICES"\] = "([\d,]+)"$/m.exec(
+    source
+  );
+  return (
+    match !== null &&
+    source === cudaVisibleDevicesSource(match[1].split(',').map(Number), trans)
+  );
+}
+
+/**
+ * The name of the action that points a notebook at GPUs: "Use GPU 1",
+ * "Use GPUs 1, 3".
+ */
+export function useGpusLabel(
+  gpuIndices: readonly number[],
+  trans: TranslationBundle
+): string {
+  return trans._n(
+    'Use GPU %2',
+    'Use GPUs %2',
+    gpuIndices.length,
+    gpuIndices.join(', ')
+  );
+}
+
+/**
+ * What the action that points a notebook at GPUs does.
+ */
+export function useGpusCaption(trans: TranslationBundle): string {
+  return trans.__(
+    'Insert a first cell that sets CUDA_VISIBLE_DEVICES; it must run before torch initialises CUDA'
+  );
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The mean of the values read from `from` on; null when none was read.
+   */
+  export function mean(
+    values: readonly (number | null)[] | undefined,
+    from: number
+  ): number | null {
+    let sum = 0;
+    let count = 0;
+    for (let i = from; i < (values?.length ?? 0); i++) {
+      const value = values![i];
+      if (value !== null) {
+        sum += value;
+        count++;
+      }
+    }
+    return count === 0 ? null : sum / count;
+  }
+}

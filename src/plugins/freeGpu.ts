@@ -1,0 +1,167 @@
+import {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
+
+import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+
+/**
+ * Adds the command that points a notebook's kernel at the least used GPU,
+ * or at given GPUs: a first cell that sets `CUDA_VISIBLE_DEVICES`.
+ */
+export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-gpu-monitor:free-gpu',
+  description:
+    "Adds a command that inserts a first cell setting CUDA_VISIBLE_DEVICES, so that the notebook's kernel uses the least used GPU (or given GPUs).",
+  autoStart: true,
+  requires: [IGpuMonitorModel, INotebookTracker],
+  optional: [ICommandPalette, ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    model: IGpuMonitorModel,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null,
+    translator: ITranslator | null
+  ): void => {
+    const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    // The notebook a call is for: the one at `path`, or the current one.
+    const notebookFor = (
+      args: ReadonlyPartialJSONObject
+    ): NotebookPanel | null =>
+      typeof args.path === 'string'
+        ? (tracker.find(panel => panel.context.path === args.path) ?? null)
+        : tracker.currentWidget;
+
+    app.commands.addCommand(CommandIDs.useGpu, {
+      label: args => {
+        const gpus = args.gpus as number[] | undefined;
+        return gpus
+          ? trans._n(
+              'Use GPU %2 in This Notebook',
+              'Use GPUs %2 in This Notebook',
+              gpus.length,
+              gpus.join(', ')
+            )
+          : trans.__('Use the Least Used GPU in This Notebook');
+      },
+      caption: trans.__(
+        "Insert a first cell that sets CUDA_VISIBLE_DEVICES, so that the notebook's kernel uses only the least used GPU (or the GPUs given); it must run before torch initialises CUDA"
+      ),
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: {
+            gpus: {
+              type: 'array',
+              items: { type: 'integer', minimum: 0 },
+              description: trans.__(
+                'The GPUs to use, by nvidia-smi index; the least used one when left out'
+              )
+            },
+            path: {
+              type: 'string',
+              description: trans.__(
+                'The notebook; the current one when left out'
+              )
+            }
+          }
+        }
+      },
+      isEnabled: args => notebookFor(args) !== null,
+      execute: async args => {
+        const panel = notebookFor(args);
+        if (!panel) {
+          return;
+        }
+        const { cudaVisibleDevicesSource, isCudaVisibleDevicesCell } =
+          await import('../gpu/freeGpu');
+        const { kernelHoldings } = await import('../gpu/processes');
+        const gpus =
+          (args.gpus as number[] | undefined) ??
+          (await Private.leastUsedIndex(model));
+        if (gpus === null) {
+          Notification.warning(
+            trans.__('No GPU to choose from: the server reads none.')
+          );
+          return;
+        }
+        await panel.context.ready;
+        Private.insertFirstCell(
+          panel,
+          cudaVisibleDevicesSource(gpus, trans),
+          source => isCudaVisibleDevicesCell(source, trans)
+        );
+        app.shell.activateById(panel.id);
+        const kernelId = panel.sessionContext.session?.kernel?.id;
+        const held =
+          kernelId && model.snapshot
+            ? kernelHoldings(model.snapshot.gpus, kernelId)
+            : new Map();
+        if (held.size > 0) {
+          Notification.warning(
+            trans.__(
+              'This kernel already uses the GPU: restart it, then run the new first cell.'
+            ),
+            { autoClose: 10000 }
+          );
+        }
+      }
+    });
+    palette?.addItem({
+      command: CommandIDs.useGpu,
+      category: trans.__('GPU Monitor')
+    });
+  }
+};
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The least used GPU, as a list of one index; null when there is none.
+   */
+  export async function leastUsedIndex(
+    model: IGpuMonitorModel
+  ): Promise<number[] | null> {
+    if (model.snapshot === null) {
+      const watcher = model.watch();
+      try {
+        await model.refresh();
+      } finally {
+        watcher.dispose();
+      }
+    }
+    const { gpuLoads, leastUsed } = await import('../gpu/freeGpu');
+    const snapshot = model.snapshot;
+    const least = snapshot && leastUsed(gpuLoads(snapshot, model.history));
+    return least ? [least.index] : null;
+  }
+
+  /**
+   * Put the source in a new first cell, or in the first cell when an
+   * earlier use of the command wrote it; select it.
+   *
+   * @param ours - whether a cell's source is one the command wrote
+   */
+  export function insertFirstCell(
+    panel: NotebookPanel,
+    source: string,
+    ours: (source: string) => boolean
+  ): void {
+    const notebook = panel.content;
+    const shared = notebook.model!.sharedModel;
+    const first = shared.cells[0];
+    if (first?.cell_type === 'code' && ours(first.getSource())) {
+      first.setSource(source);
+    } else {
+      shared.insertCell(0, { cell_type: 'code', source });
+    }
+    notebook.activeCellIndex = 0;
+    void notebook.scrollToCell(notebook.widgets[0]);
+  }
+}

@@ -1,0 +1,107 @@
+import {
+  expect,
+  IJupyterLabPageFixture,
+  test as galataTest
+} from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+
+import { resetFakeGpu, setFakeGpu } from './fakeGpu';
+
+/**
+ * The GPU Monitor side panel's name: its tab's tooltip and its region's label.
+ */
+export const PANEL = 'GPU Monitor';
+
+/**
+ * The pid of the replayed A5000 capture's one process (llama-server), on
+ * both GPUs: 22430 MiB on GPU 0 and 17246 MiB on GPU 1.
+ */
+export const A5000_PID = '100477';
+
+/**
+ * A kernel as `GET gpu-monitor/api/kernels` lists it.
+ */
+export interface IServerKernel {
+  kernel_id: string;
+  pid: number;
+  session_path: string | null;
+  memory_used_mib: number;
+}
+
+/**
+ * The kernel of a notebook, once the server lists it.
+ */
+export async function notebookKernel(
+  page: IJupyterLabPageFixture,
+  baseURL: string,
+  notebookPath: string
+): Promise<IServerKernel> {
+  let kernel: IServerKernel | undefined;
+  await expect
+    .poll(async () => {
+      kernel = (await serverKernels(page, baseURL)).find(
+        candidate => candidate.session_path === notebookPath
+      );
+      return kernel?.pid ?? null;
+    })
+    .not.toBeNull();
+  return kernel!;
+}
+
+/**
+ * Make the fake nvidia-smi report a notebook's kernel as a capture's
+ * process (the A5000's by default), and wait until the server's readings
+ * say that kernel holds the capture's memory.
+ *
+ * @returns the kernel
+ */
+export async function holdGpuMemory(
+  page: IJupyterLabPageFixture,
+  baseURL: string,
+  notebookPath: string,
+  capture: { xml?: string; pid: string; memoryMiB: number } = {
+    pid: A5000_PID,
+    memoryMiB: 22430 + 17246
+  }
+): Promise<IServerKernel> {
+  const kernel = await notebookKernel(page, baseURL, notebookPath);
+  setFakeGpu({
+    ...(capture.xml ? { FAKE_SMI_XML: capture.xml } : {}),
+    FAKE_SMI_PIDS: `${capture.pid}:${kernel.pid}`
+  });
+  await expect
+    .poll(async () => {
+      const held = (await serverKernels(page, baseURL)).find(
+        candidate => candidate.kernel_id === kernel.kernel_id
+      );
+      return held?.memory_used_mib ?? null;
+    })
+    .toBe(capture.memoryMiB);
+  return kernel;
+}
+
+/**
+ * This server's kernels, as the server extension lists them.
+ */
+export async function serverKernels(
+  page: IJupyterLabPageFixture,
+  baseURL: string
+): Promise<IServerKernel[]> {
+  const response = await page.request.get(`${baseURL}/gpu-monitor/api/kernels`);
+  return response.json();
+}
+
+/**
+ * Open the GPU Monitor side panel from its tab, unless it is open; the
+ * panel.
+ */
+export async function openPanel(
+  page: IJupyterLabPageFixture
+): Promise<Locator> {
+  const panel = page.getByRole('region', { name: PANEL });
+  if (!(await panel.isVisible())) {
+    await page.getByRole('tab', { name: PANEL }).click();
+  }
+  await expect(panel).toBeVisible();
+  return panel;
+}

@@ -1,0 +1,112 @@
+import { expect } from '@jupyterlab/galata';
+
+import {
+  holdGpuMemory,
+  openNotebook,
+  openPanel,
+  serverKernels,
+  test
+} from './gpuMonitor';
+
+test.describe('who is using the GPU', () => {
+  test('a notebook whose kernel holds GPU memory shows in the panel with its path; the link opens it; shutting it down from the panel frees it', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const name = 'holds-the-gpu.ipynb';
+    const notebookPath = await openNotebook(page, tmpPath, name, [
+      'import torch'
+    ]);
+    const kernel = await holdGpuMemory(page, baseURL!, notebookPath);
+    // A forgotten notebook: its tab is closed, its kernel still runs.
+    await page.notebook.close();
+
+    const panel = await openPanel(page);
+    const myKernels = panel.getByRole('table', {
+      name: 'GPU memory of my kernels'
+    });
+    const row = myKernels.getByRole('row', { name: new RegExp(name) });
+    await expect(row).toContainText('38.7 GiB');
+    await expect(row).toContainText('GPU 0: 21.9 GiB, GPU 1: 16.8 GiB');
+    for (const [index, memory] of [
+      [0, '21.9 GiB'],
+      [1, '16.8 GiB']
+    ]) {
+      const processes = panel.getByRole('table', {
+        name: `Processes on GPU ${index}`
+      });
+      const process = processes.getByRole('row', { name: new RegExp(name) });
+      await expect(process).toContainText(`${kernel.pid}${name}${memory}`);
+      await expect(process.getByRole('link', { name })).toHaveAttribute(
+        'title',
+        `Open ${notebookPath}`
+      );
+    }
+
+    await panel
+      .getByRole('table', { name: 'Processes on GPU 0' })
+      .getByRole('link', { name })
+      .click();
+    await expect(
+      page.getByRole('main').getByRole('tab', { name })
+    ).toHaveAttribute('aria-selected', 'true');
+
+    await openPanel(page);
+    await row
+      .getByRole('button', { name: `Shut down the kernel of ${name}` })
+      .click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(`Shut down the kernel of ${name}?`);
+    await dialog.getByRole('button', { name: 'Shut Down' }).click();
+
+    await expect(
+      myKernels.getByRole('row', { name: new RegExp(name) })
+    ).toHaveCount(0);
+    await expect(panel.getByRole('link', { name })).toHaveCount(0);
+    expect(
+      (await serverKernels(page, baseURL!)).map(each => each.kernel_id)
+    ).not.toContain(kernel.kernel_id);
+  });
+
+  test('a process this container cannot see says so, with no notebook guessed', async ({
+    page
+  }) => {
+    const panel = await openPanel(page);
+
+    // The capture's llama-server: a pid this server's namespace does not have.
+    const process = panel
+      .getByRole('table', { name: 'Processes on GPU 0' })
+      .getByRole('row')
+      .nth(1);
+    await expect(process).toHaveText(
+      '100477not visible from this container21.9 GiB'
+    );
+    await expect(process.getByRole('button')).toHaveCount(0);
+  });
+
+  test('the free GPU hint points the current notebook at the least used GPU', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebook(page, tmpPath, 'pick-a-gpu.ipynb', ['import torch']);
+    const panel = await openPanel(page);
+
+    await expect(panel).toContainText(
+      'Least used: GPU 1, 6.7 GiB free, 0 % over the last 5 min.'
+    );
+    await panel
+      .getByRole('button', { name: 'Use GPU 1 in the current notebook' })
+      .click();
+
+    const first = (await page.notebook.getCellTextInput(0)).split('\n');
+    expect(first[0]).toBe(
+      '# Run this cell before torch (or any CUDA library) initialises CUDA.'
+    );
+    expect(first.slice(-2)).toEqual([
+      'os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"',
+      'os.environ["CUDA_VISIBLE_DEVICES"] = "1"'
+    ]);
+    expect(await page.notebook.getCellTextInput(1)).toBe('import torch');
+  });
+});
