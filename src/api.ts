@@ -12,7 +12,8 @@ import {
   IKernelProbe,
   IKernelSummary,
   IProbeExpression,
-  IServerStatus
+  IServerStatus,
+  ISpansAnswer
 } from './tokens';
 
 /**
@@ -64,6 +65,24 @@ export function fetchKernels(
   init: RequestInit = {}
 ): Promise<IKernelSummary[]> {
   return requestAPI<IKernelSummary[]>('kernels', serverSettings, init);
+}
+
+/**
+ * A kernel's GPU figures over spans of time (cell runs):
+ * `POST kernels/<kernelId>/spans`.
+ *
+ * @param spans - the spans, in seconds since the epoch; at most 2000
+ */
+export function fetchSpans(
+  serverSettings: ServerConnection.ISettings,
+  kernelId: string,
+  spans: readonly { start: number; end: number }[]
+): Promise<ISpansAnswer> {
+  return requestAPI<ISpansAnswer>(
+    `kernels/${encodeURIComponent(kernelId)}/spans`,
+    serverSettings,
+    { method: 'POST', body: JSON.stringify({ spans }) }
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { alertsPlugin } from './plugins/alerts';
+import { cellsPlugin } from './plugins/cells';
 import { environmentPanelPlugin } from './plugins/environmentPanel';
 import { freeGpuPlugin } from './plugins/freeGpu';
 import { inspectorPlugin } from './plugins/inspector';
@@ -24,7 +25,8 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   environmentPanelPlugin,
   reproducibilityPlugin,
   kernelActionsPlugin,
-  freeGpuPlugin
+  freeGpuPlugin,
+  cellsPlugin
 ];
 
 export default plugins;

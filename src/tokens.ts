@@ -504,6 +504,95 @@ export interface IKernelSummary {
 }
 
 /**
+ * A kernel's figures on one GPU over a span of time.
+ */
+export interface ISpanGpuFigures {
+  /**
+   * The GPU index.
+   */
+  index: number;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * The most memory the kernel held on this GPU during the span, in MiB.
+   */
+  peak_memory_mib: number;
+  /**
+   * The GPU's mean utilisation during the span, in percent.
+   */
+  mean_utilization: number | null;
+  /**
+   * The GPU's highest utilisation during the span, in percent.
+   */
+  peak_utilization: number | null;
+}
+
+/**
+ * A kernel's GPU figures over one span of time (a cell's run), from the
+ * server's full-resolution history: an item of the answer of
+ * `POST /gpu-monitor/api/kernels/<id>/spans`.
+ */
+export interface ISpanFigures {
+  /**
+   * The span's start, in seconds since the epoch.
+   */
+  start: number;
+  /**
+   * The span's end, in seconds since the epoch.
+   */
+  end: number;
+  /**
+   * The span's length, in seconds.
+   */
+  duration_seconds: number;
+  /**
+   * How many server reads fall inside the span.
+   */
+  samples: number;
+  /**
+   * Whether the span is shorter than two reads: then there are no figures.
+   */
+  too_short: boolean;
+  /**
+   * Whether the server did not read the GPUs during part of the span.
+   */
+  gap: boolean;
+  /**
+   * The most memory the kernel held on all GPUs at one read, in MiB; null
+   * when it held none or the span was not measured.
+   */
+  peak_memory_mib: number | null;
+  /**
+   * The mean utilisation of the GPUs the kernel held memory on, in percent.
+   */
+  mean_utilization: number | null;
+  /**
+   * The highest utilisation of those GPUs, in percent.
+   */
+  peak_utilization: number | null;
+  /**
+   * The GPUs the kernel held memory on during the span.
+   */
+  gpus: ISpanGpuFigures[];
+}
+
+/**
+ * The body of `POST /gpu-monitor/api/kernels/<id>/spans`.
+ */
+export interface ISpansAnswer {
+  /**
+   * The time between two server reads, in seconds.
+   */
+  interval_seconds: number;
+  /**
+   * The figures of each span asked for, in order.
+   */
+  spans: ISpanFigures[];
+}
+
+/**
  * The body of an error response, as jupyter_server's `APIHandler` writes it.
  */
 export interface IErrorBody {
@@ -1228,3 +1317,113 @@ export interface IEnvironmentCatalog {
    */
   exportFile(id: string, style: EnvironmentFileStyle): Promise<string>;
 }
+
+/**
+ * One run of a code cell, timed by the kernel's own messages, with the
+ * kernel's GPU figures over it once the server has given them.
+ */
+export interface ICellRun {
+  /**
+   * The id of the cell that ran (nbformat 4.5).
+   */
+  readonly cellId: string;
+  /**
+   * The execution count the kernel gave the run; null when it gave none.
+   */
+  readonly executionCount: number | null;
+  /**
+   * The first line of the code that ran, that is not blank.
+   */
+  readonly firstLine: string;
+  /**
+   * When it started (`execute_input`), in seconds since the epoch.
+   */
+  readonly start: number;
+  /**
+   * When it ended (the `status: idle` answering it), in seconds since the
+   * epoch.
+   */
+  readonly end: number;
+  /**
+   * The kernel's GPU figures over the run; null until the server has
+   * answered, or when it could not.
+   */
+  readonly figures: ISpanFigures | null;
+}
+
+/**
+ * What a notebook needed of a GPU at its peak, from the records its cells
+ * keep of their last runs.
+ */
+export interface INotebookGpuNeed {
+  /**
+   * The most memory its kernel held at once, on all GPUs, in MiB.
+   */
+  peakMemoryMiB: number;
+  /**
+   * How many GPUs that memory was spread over.
+   */
+  gpuCount: number;
+  /**
+   * The GPU it ran on; null when not recorded.
+   */
+  gpuName: string | null;
+  /**
+   * When that run was, as an ISO 8601 date; null when not recorded.
+   */
+  date: string | null;
+}
+
+/**
+ * The cell runs of one open notebook and what it needs of a GPU.
+ */
+export interface INotebookGpuRuns {
+  /**
+   * The notebook's path on the server.
+   */
+  readonly path: string;
+  /**
+   * Its kernel's id; null without a kernel.
+   */
+  readonly kernelId: string | null;
+  /**
+   * Its cells' runs since it was opened, oldest first.
+   */
+  readonly runs: readonly ICellRun[];
+  /**
+   * Grows by one each time a run is added or gets its figures.
+   */
+  readonly revision: number;
+  /**
+   * What it needed at its peak, as its cells recorded; null without records.
+   */
+  readonly need: INotebookGpuNeed | null;
+}
+
+/**
+ * Which cell used the GPU: the cell runs of the current notebook, for the
+ * panel's charts and its "will this notebook fit?" line.
+ */
+export interface ICellGpuRuns {
+  /**
+   * The current notebook's runs; null when no notebook is current.
+   */
+  readonly current: INotebookGpuRuns | null;
+  /**
+   * Emitted when the current notebook changes, or its runs or need do.
+   */
+  readonly changed: ISignal<ICellGpuRuns, void>;
+  /**
+   * Show the current notebook and scroll it to a cell.
+   */
+  revealCell(cellId: string): void;
+}
+
+/**
+ * The cell runs of the current notebook and their GPU figures, provided by
+ * the per-cell attribution plugin.
+ */
+export const ICellGpuRuns = new Token<ICellGpuRuns>(
+  'jupyterlab-gpu-monitor:ICellGpuRuns',
+  "The current notebook's cell runs (from the kernel's execute_input to its idle) with the kernel's GPU figures over each, and the notebook's recorded peak GPU need."
+);

@@ -1,6 +1,9 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import { fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
+import type uPlot from 'uplot';
+
+import { NotebookGpuRuns } from '../cells/notebookRuns';
 
 import { GpuMonitor } from '../components/GpuMonitor';
 import { CHART_KINDS } from '../gpu/charts';
@@ -11,11 +14,13 @@ import {
   IKernelSummary,
   IRequestFailure
 } from '../tokens';
+import { fakeCharts } from './fakeUPlot';
 import { fakeActions } from './panelActions';
 import {
   a5000History,
   a5000KernelSnapshot,
   a5000Kernels,
+  a5000KernelSpans,
   a5000Snapshot,
   driverNotLoadedSnapshot
 } from './payloads';
@@ -57,6 +62,8 @@ function renderPanel(
       themeRevision={0}
       onWindowChange={jest.fn()}
       onExport={jest.fn()}
+      notebook={null}
+      onRevealCell={jest.fn()}
       actions={fakeActions()}
       trans={trans}
       {...changes}
@@ -222,5 +229,67 @@ describe('GpuMonitor', () => {
     expect(
       getByRole('button', { name: 'Use GPU 1 in the current notebook' })
     ).toHaveProperty('disabled', true);
+  });
+
+  it('shows what the current notebook needed at its peak, and whether it fits now', () => {
+    const notebook = new NotebookGpuRuns({ path: 'work/train.ipynb' });
+    notebook.need = {
+      peakMemoryMiB: 39676,
+      gpuCount: 2,
+      gpuName: 'NVIDIA RTX A5000',
+      date: '2026-11-30T05:11:09.636Z'
+    };
+
+    const { getByRole } = renderPanel(modelWith(a5000Snapshot()), {
+      notebook
+    });
+
+    expect(
+      getByRole('region', { name: 'GPU need of train.ipynb' }).textContent
+    ).toBe(
+      'train.ipynb needed 38.7 GiB at its peak on 2 × NVIDIA RTX A5000.GPU 0 has only 1.6 GiB free. No GPU has that much free now.'
+    );
+  });
+
+  it("shades the current notebook's cell runs on every chart and reveals a cell from its band", () => {
+    const history = new GpuHistoryBuffer();
+    history.append(a5000History());
+    const notebook = new NotebookGpuRuns({ path: 'train.ipynb' });
+    const last = history.timestamps[history.timestamps.length - 1];
+    const [, measured] = a5000KernelSpans().spans;
+    const run = notebook.add({
+      cellId: 'cell-train',
+      executionCount: 4,
+      firstLine: 'train(model)',
+      start: last - 20,
+      end: last - 5
+    });
+    notebook.setFigures(run, measured);
+    const onRevealCell = jest.fn();
+
+    const { getAllByRole } = renderPanel(
+      modelWith(a5000Snapshot(), null, history),
+      { notebook, onRevealCell, charts: ['utilization', 'memory'] }
+    );
+
+    expect(
+      getAllByRole('img').map(chart => chart.getAttribute('aria-label'))
+    ).toEqual([
+      expect.stringMatching(
+        /^Utilization \(%\) of each GPU: \d+ readings, 1 cell run shaded$/
+      ),
+      expect.stringMatching(
+        /^Memory used \(GiB\) of each GPU: \d+ readings, 1 cell run shaded$/
+      )
+    ]);
+    const chart = fakeCharts[fakeCharts.length - 1];
+    chart.options.hooks!.setCursor![0]!({
+      cursor: { idx: 0, left: last - 10 },
+      over: chart.over,
+      posToVal: (pixel: number) => pixel
+    } as unknown as uPlot);
+    chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
+    chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
+    expect(onRevealCell).toHaveBeenCalledWith('cell-train');
   });
 });

@@ -119,6 +119,90 @@ describe('TimeSeriesChart', () => {
     expect(onCursor).toHaveBeenCalledWith(2);
   });
 
+  /**
+   * A chart as a hook sees it: 100 canvas pixels for 100 s from t = 0, its
+   * plotting area from x = 10, the cursor at `left` CSS pixels (1 s each).
+   */
+  function drawnChart(left?: number) {
+    const ctx = {
+      save: jest.fn(),
+      restore: jest.fn(),
+      fillRect: jest.fn(),
+      fillStyle: '',
+      globalAlpha: 1
+    };
+    return {
+      ctx,
+      bbox: { left: 10, top: 5, width: 100, height: 50 },
+      cursor: { idx: 3, left },
+      over: charts[0].over,
+      valToPos: (time: number) => 10 + time,
+      posToVal: (pixel: number) => pixel
+    } as unknown as uPlot & { ctx: typeof ctx };
+  }
+
+  const bands = [
+    { key: 'cell-a', start: 20, end: 30, label: '[1] import torch' },
+    { key: 'cell-b', start: 60, end: 60.5, label: '[2] model.eval()' }
+  ];
+
+  it('shades the bands under the lines, a short one still 3 pixels wide', () => {
+    jest.spyOn(window, 'getComputedStyle').mockImplementation(
+      () =>
+        ({
+          fontSize: '11px',
+          fontFamily: 'sans-serif',
+          getPropertyValue: (name: string) =>
+            name === '--jp-brand-color2' ? '#64b5f6' : ''
+        }) as unknown as CSSStyleDeclaration
+    );
+    render(<TimeSeriesChart {...props({ bands })} />);
+    const chart = drawnChart();
+
+    charts[0].options.hooks!.drawClear![0]!(chart);
+
+    expect(chart.ctx.fillStyle).toBe('#64b5f6');
+    expect(chart.ctx.fillRect.mock.calls).toEqual([
+      [30, 5, 10, 50],
+      [70, 5, 3 * devicePixelRatio, 50]
+    ]);
+  });
+
+  it('draws new bands at once, without a new chart', () => {
+    const { rerender } = render(<TimeSeriesChart {...props()} />);
+
+    rerender(<TimeSeriesChart {...props({ bands })} />);
+
+    expect(charts).toHaveLength(1);
+    expect(charts[0].calls).toContain('redraw');
+  });
+
+  it('names the band under the cursor and reveals it on a click', () => {
+    const onBandHover = jest.fn();
+    const onBandClick = jest.fn();
+    render(<TimeSeriesChart {...props({ bands, onBandHover, onBandClick })} />);
+    const hook = charts[0].options.hooks!.setCursor![0]!;
+
+    const press = (type: string, clientX: number) =>
+      charts[0].over.dispatchEvent(
+        new MouseEvent(type, { clientX, clientY: 40 })
+      );
+
+    // 2 pixels (2 s) right of the second band, which is 0.5 s long.
+    hook(drawnChart(62.5));
+    press('mousedown', 100);
+    press('mouseup', 101);
+    // A drag is no click.
+    press('mousedown', 100);
+    press('mouseup', 140);
+    hook(drawnChart(45));
+    press('mousedown', 100);
+    press('mouseup', 100);
+
+    expect(onBandHover.mock.calls).toEqual([[bands[1]], [null]]);
+    expect(onBandClick.mock.calls).toEqual([[bands[1]]]);
+  });
+
   it('is destroyed with the component', () => {
     const { unmount } = render(<TimeSeriesChart {...props()} />);
 

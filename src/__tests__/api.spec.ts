@@ -1,13 +1,19 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { fetchHistory, fetchKernels, fetchSnapshot, fetchStatus } from '../api';
+import {
+  fetchHistory,
+  fetchKernels,
+  fetchSnapshot,
+  fetchSpans,
+  fetchStatus
+} from '../api';
 import {
   IErrorBody,
   IGpuHistory,
   IGpuSnapshot,
   IServerStatus
 } from '../tokens';
-import { a5000Kernels } from './payloads';
+import { a5000KernelSpans, a5000Kernels } from './payloads';
 import { fakeServer, HUB_BASE_URL, jsonResponse, requestedUrl } from './server';
 
 /**
@@ -225,6 +231,30 @@ describe('fetchKernels', () => {
     ).toEqual([
       ['train.ipynb', 39676],
       ['idle.ipynb', 0]
+    ]);
+  });
+});
+
+describe('fetchSpans', () => {
+  it("posts the spans to the kernel's `spans` and returns the figures in order", async () => {
+    const { settings, requests } = serverAnswering(200, a5000KernelSpans());
+    const spans = [
+      { start: 1796015468.44, end: 1796015469.24 },
+      { start: 1796015462.6, end: 1796015469.64 }
+    ];
+
+    const answer = await fetchSpans(settings, 'ef726653-e9c2', spans);
+
+    expect(requests[0].method).toBe('POST');
+    expect(requestedUrl(requests[0]).href).toBe(
+      'http://localhost/user/alice/gpu-monitor/api/kernels/ef726653-e9c2/spans'
+    );
+    expect(await requests[0].json()).toEqual({ spans });
+    expect(answer.spans.map(span => span.peak_memory_mib)).toEqual([
+      null,
+      39676,
+      39676,
+      null
     ]);
   });
 });

@@ -5,6 +5,9 @@ import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
 import {
+  bandAt,
+  bandExtents,
+  bandsIn,
   CHART_KINDS,
   chartData,
   chartOptions,
@@ -190,5 +193,46 @@ describe('currentColumns', () => {
       a5000Snapshot().gpus.map(gpu => gpu.uuid)
     );
     expect(chartData(buffer, 'power', columns)).toHaveLength(3);
+  });
+});
+
+describe('cell run bands', () => {
+  const bands = [
+    { key: 'a', start: 100, end: 160, label: '[1] train(model)' },
+    { key: 'b', start: 150, end: 150.2, label: '[2] print(loss)' },
+    { key: 'c', start: 400, end: 410, label: '[3] evaluate()' }
+  ];
+
+  it('finds the latest band at a time, and a short one within the tolerance', () => {
+    expect(bandAt(bands, 130, 0)?.key).toBe('a');
+    expect(bandAt(bands, 150.1, 0)?.key).toBe('b');
+    expect(bandAt(bands, 151, 0)?.key).toBe('a');
+    expect(bandAt(bands, 170, 5)).toBeNull();
+    expect(bandAt(bands, 413, 5)?.key).toBe('c');
+  });
+
+  it('clips bands to the plotting area, drops those outside, and widens short ones', () => {
+    // 1 canvas pixel per second, the plotting area over 120 s to 420 s.
+    const toPixel = (time: number) => time - 100;
+
+    const extents = bandExtents(
+      [...bands, { key: 'd', start: 10, end: 20, label: '[0] setup' }],
+      toPixel,
+      { left: 20, width: 300 },
+      3
+    );
+
+    expect(extents).toEqual([
+      { left: 20, width: 40 },
+      { left: 50, width: 3 },
+      { left: 300, width: 10 }
+    ]);
+  });
+
+  it('counts the bands a window shows', () => {
+    expect(
+      bandsIn(bands, { min: 155, max: 500 }).map(band => band.key)
+    ).toEqual(['a', 'c']);
+    expect(bandsIn(bands, null)).toEqual([]);
   });
 });

@@ -9,9 +9,14 @@ export interface IFakeChart {
    */
   options: uPlot.Options;
   /**
-   * The calls it got, in order: `setData`, `setScale x <min>-<max>`, `destroy`.
+   * The calls it got, in order: `setData`, `setScale x <min>-<max>`,
+   * `redraw`, `destroy`.
    */
   calls: string[];
+  /**
+   * Its overlay, which takes the pointer's events.
+   */
+  over: HTMLDivElement;
   /**
    * Its `setSize`.
    */
@@ -29,10 +34,17 @@ export const fakeCharts: IFakeChart[] = [];
  * `jest.mock('uplot', () => jest.requireActual('./fakeUPlot'))`.
  */
 const FakeUPlot = jest.fn().mockImplementation((options: uPlot.Options) => {
-  const chart: IFakeChart = { options, calls: [], setSize: jest.fn() };
+  const chart: IFakeChart = {
+    options,
+    calls: [],
+    over: document.createElement('div'),
+    setSize: jest.fn()
+  };
   fakeCharts.push(chart);
   return {
+    over: chart.over,
     batch: (fn: () => void) => fn(),
+    redraw: () => chart.calls.push('redraw'),
     setData: () => chart.calls.push('setData'),
     setScale: (key: string, range: { min: number; max: number }) =>
       chart.calls.push(`setScale ${key} ${range.min}-${range.max}`),

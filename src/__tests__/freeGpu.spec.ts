@@ -10,7 +10,7 @@ import {
   leastUsed
 } from '../gpu/freeGpu';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { formatAge } from '../gpu/units';
+import { formatAge, formatDuration } from '../gpu/units';
 import {
   a100MigSnapshot,
   a5000History,
@@ -99,7 +99,22 @@ describe('the CUDA_VISIBLE_DEVICES cell', () => {
   });
 });
 
-describe('ages', () => {
+describe('durations and ages', () => {
+  it('reads like an execution-time line', () => {
+    expect(
+      [0.42, 9.96, 38.4, 192, 3599.6, 7512].map(seconds =>
+        formatDuration(seconds, trans)
+      )
+    ).toEqual([
+      '0.4 s',
+      '10.0 s',
+      '38 s',
+      '3 min 12 s',
+      '1 h 0 min',
+      '2 h 5 min'
+    ]);
+  });
+
   it('gives the age of a process coarsely', () => {
     expect(
       [-2, 40.7, 754, 3 * 3600 + 59, 2 * 86400 + 1].map(seconds =>

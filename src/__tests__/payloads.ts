@@ -22,15 +22,30 @@
  * - `rtx-a5000-x2-kernel-snapshot.json`, `rtx-a5000-x2-kernels.json`:
  *   `GET gpus` and `GET kernels` with the A5000 capture's llama-server
  *   (100477) as that kernel: 22430 MiB on GPU 0, 17246 MiB on GPU 1.
+ * - `rtx-a5000-x2-kernel-spans.json`: `POST kernels/<id>/spans` for a span
+ *   shorter than two reads, one during which the kernel took its memory,
+ *   one across a gap (nobody asked for 6 s, so the sampler stopped), and one
+ *   before it held any memory.
+ * - `tesla-t4-kernel-snapshot.json`, `tesla-t4-kernel-spans.json`: then the
+ *   T4 capture (`xml/tesla-t4-linux-driver-515.105-v11-2procs.xml`) with its
+ *   process 5762 (1005 MiB) as the kernel, and a 6 s span of it.
  */
-import { IGpuHistory, IGpuSnapshot, IKernelSummary } from '../tokens';
+import {
+  IGpuHistory,
+  IGpuSnapshot,
+  IKernelSummary,
+  ISpansAnswer
+} from '../tokens';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
 import A5000_KERNEL_SNAPSHOT from './fixtures/rtx-a5000-x2-kernel-snapshot.json';
+import A5000_KERNEL_SPANS from './fixtures/rtx-a5000-x2-kernel-spans.json';
 import A5000_KERNELS from './fixtures/rtx-a5000-x2-kernels.json';
 import A5000_SNAPSHOT from './fixtures/rtx-a5000-x2-snapshot.json';
+import T4_KERNEL_SNAPSHOT from './fixtures/tesla-t4-kernel-snapshot.json';
+import T4_KERNEL_SPANS from './fixtures/tesla-t4-kernel-spans.json';
 
 /**
  * A deep copy of a recorded payload, so that a test cannot change another's.
@@ -66,6 +81,28 @@ export function a5000KernelSnapshot(): IGpuSnapshot {
  */
 export function a5000Kernels(): IKernelSummary[] {
   return copy<IKernelSummary[]>(A5000_KERNELS);
+}
+
+/**
+ * `train.ipynb`'s kernel over four spans: too short; taking its memory
+ * (peak 39676 MiB); across a gap; before it held any.
+ */
+export function a5000KernelSpans(): ISpansAnswer {
+  return copy<ISpansAnswer>(A5000_KERNEL_SPANS);
+}
+
+/**
+ * A Tesla T4 (13939 MiB free) whose process 5762 is `train.ipynb`'s kernel.
+ */
+export function t4KernelSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(T4_KERNEL_SNAPSHOT);
+}
+
+/**
+ * `train.ipynb`'s kernel over 6 s on the T4: peak 1005 MiB, 0 %.
+ */
+export function t4KernelSpans(): ISpansAnswer {
+  return copy<ISpansAnswer>(T4_KERNEL_SPANS);
 }
 
 /**

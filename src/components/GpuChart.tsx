@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import {
+  bandsIn,
   CHART_FIELDS,
   ChartKind,
   chartData,
@@ -9,7 +10,8 @@ import {
   chartWindow,
   chartYMax,
   currentColumns,
-  IChartTheme
+  IChartTheme,
+  ITimeBand
 } from '../gpu/charts';
 import { indexAt } from '../gpu/history';
 import { formatReading } from '../gpu/units';
@@ -47,6 +49,14 @@ export namespace GpuChart {
      */
     themeRevision: number;
     /**
+     * The current notebook's cell runs, shaded on the time axis.
+     */
+    bands: readonly ITimeBand[];
+    /**
+     * Called when a band is clicked.
+     */
+    onBandClick: (band: ITimeBand) => void;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -54,13 +64,15 @@ export namespace GpuChart {
 }
 
 /**
- * One measurement of every GPU over time: a title, the chart, and a legend
- * with the values under the cursor, or the latest ones.
+ * One measurement of every GPU over time: a title, the chart with the
+ * current notebook's cell runs shaded, and a legend with the values under
+ * the cursor, or the latest ones, and the cell run under it.
  */
 export function GpuChart(props: GpuChart.IProps): React.ReactElement {
   const { kind, history, snapshot, windowSeconds, themeRevision, trans } =
     props;
   const [cursor, setCursor] = React.useState<number | null>(null);
+  const [band, setBand] = React.useState<ITimeBand | null>(null);
   const field = CHART_FIELDS[kind];
   const gpus = currentColumns(history, snapshot);
   // The GPUs drawn, by identity: a new set makes new options and data.
@@ -81,6 +93,13 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
       ? 0
       : history.timestamps.length - indexAt(history.timestamps, xRange.min);
   const position = cursor ?? history.timestamps.length - 1;
+  const runs = bandsIn(props.bands, xRange).length;
+  const readings = trans._n(
+    '%2 of each GPU: %1 reading',
+    '%2 of each GPU: %1 readings',
+    shown,
+    title
+  );
   return (
     <figure className="jp-GpuMonitor-chart">
       <figcaption className="jp-GpuMonitor-chartTitle">{title}</figcaption>
@@ -90,12 +109,14 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         xRange={xRange}
         themeRevision={themeRevision}
         onCursor={setCursor}
-        label={trans._n(
-          '%2 of each GPU: %1 reading',
-          '%2 of each GPU: %1 readings',
-          shown,
-          title
-        )}
+        label={
+          runs === 0
+            ? readings
+            : `${readings}, ${trans._n('%1 cell run shaded', '%1 cell runs shaded', runs)}`
+        }
+        bands={props.bands}
+        onBandHover={setBand}
+        onBandClick={props.onBandClick}
       />
       <ul className="jp-GpuMonitor-legend">
         {gpus.map(gpu => {
@@ -113,6 +134,11 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
             </li>
           );
         })}
+        {band && (
+          <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-bandLabel">
+            {trans.__('Cell %1', band.label)}
+          </li>
+        )}
       </ul>
     </figure>
   );

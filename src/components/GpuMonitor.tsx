@@ -2,15 +2,17 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { downloadIcon, HTMLSelect } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
+import { runBands } from '../cells/format';
 import { ChartKind, WINDOW_SECONDS } from '../gpu/charts';
 import { describeFailure } from '../gpu/failure';
-import { IGpuMonitorModel, IGpuSnapshot } from '../tokens';
+import { IGpuMonitorModel, IGpuSnapshot, INotebookGpuRuns } from '../tokens';
 import { IPanelActions } from './actions';
 import { FreeGpuHint } from './FreeGpuHint';
 import { GpuCard } from './GpuCard';
 import { GpuChart } from './GpuChart';
 import { KernelList } from './KernelList';
 import { MonitorMessage } from './MonitorMessage';
+import { NotebookNeed } from './NotebookNeed';
 
 /**
  * The properties of {@link GpuMonitor}.
@@ -45,6 +47,15 @@ export namespace GpuMonitor {
      */
     onExport: () => void;
     /**
+     * The current notebook's cell runs and need; null when no notebook is
+     * current.
+     */
+    notebook: INotebookGpuRuns | null;
+    /**
+     * Called with a cell's id when its band on a chart is clicked.
+     */
+    onRevealCell: (cellId: string) => void;
+    /**
      * What the links and buttons do.
      */
     actions: IPanelActions;
@@ -56,8 +67,8 @@ export namespace GpuMonitor {
 }
 
 /**
- * The GPU monitor panel: the least used GPU, the user's kernels, a card per
- * GPU and the charts, or why there is
+ * The GPU monitor panel: what the current notebook needs, the least used
+ * GPU, the user's kernels, a card per GPU and the charts, or why there is
  * nothing to show.
  */
 export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
@@ -128,7 +139,12 @@ namespace Private {
   export function Readings(
     props: GpuMonitor.IProps & { snapshot: IGpuSnapshot; stale: boolean }
   ): React.ReactElement {
-    const { model, snapshot, stale, actions, trans } = props;
+    const { model, snapshot, stale, notebook, actions, trans } = props;
+    const revision = notebook?.revision;
+    const bands = React.useMemo(
+      () => (notebook ? runBands(notebook.runs) : []),
+      [notebook, revision]
+    );
     if (snapshot.error) {
       return (
         <MonitorMessage
@@ -152,6 +168,15 @@ namespace Private {
     return (
       <div className={`jp-GpuMonitor-readings${stale ? ' jp-mod-stale' : ''}`}>
         <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
+        {notebook && (
+          <NotebookNeed
+            notebook={notebook}
+            snapshot={snapshot}
+            kernelGpus={model.kernelGpus}
+            actions={actions}
+            trans={trans}
+          />
+        )}
         <FreeGpuHint
           snapshot={snapshot}
           history={model.history}
@@ -180,6 +205,8 @@ namespace Private {
               snapshot={snapshot}
               windowSeconds={props.windowSeconds}
               themeRevision={props.themeRevision}
+              bands={bands}
+              onBandClick={band => props.onRevealCell(band.key)}
               trans={trans}
             />
           ))}

@@ -12,7 +12,7 @@ import * as React from 'react';
 import { CHART_KINDS, ChartKind } from '../gpu/charts';
 import { csvFileName, historyCsv } from '../gpu/csv';
 import { gpuIcon } from '../icons';
-import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { IPanelActions } from './actions';
 
 /**
@@ -41,6 +41,7 @@ export class GpuMonitorPanel extends ReactWidget {
     super();
     this._model = options.model;
     this._actions = options.actions;
+    this._cellRuns = options.cellRuns ?? null;
     this._trans = (options.translator ?? nullTranslator).load(
       TRANSLATION_DOMAIN
     );
@@ -52,6 +53,7 @@ export class GpuMonitorPanel extends ReactWidget {
     this.node.setAttribute('aria-label', this._trans.__('GPU Monitor'));
     this._model.changed.connect(this._onModelChanged, this);
     this._model.historyChanged.connect(this._onModelChanged, this);
+    this._cellRuns?.changed.connect(this._onModelChanged, this);
   }
 
   /**
@@ -149,6 +151,8 @@ export class GpuMonitorPanel extends ReactWidget {
             this.windowSeconds = seconds;
           }}
           onExport={() => this.exportCsv()}
+          notebook={this._cellRuns?.current ?? null}
+          onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
           actions={this._actions}
           trans={trans}
         />
@@ -217,6 +221,7 @@ export class GpuMonitorPanel extends ReactWidget {
 
   private _model: IGpuMonitorModel;
   private _actions: IPanelActions;
+  private _cellRuns: ICellGpuRuns | null;
   private _trans: TranslationBundle;
   private _watcher: IDisposable | null = null;
   private _windowSeconds = 300;
@@ -242,6 +247,10 @@ export namespace GpuMonitorPanel {
      * What the panel's links and buttons do.
      */
     actions: IPanelActions;
+    /**
+     * The current notebook's cell runs, when per-cell attribution is on.
+     */
+    cellRuns?: ICellGpuRuns | null;
     /**
      * The application's translator.
      */

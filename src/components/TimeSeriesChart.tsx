@@ -1,7 +1,13 @@
 import * as React from 'react';
 import uPlot from 'uplot';
 
-import { chartTheme, IChartTheme } from '../gpu/charts';
+import {
+  bandAt,
+  bandExtents,
+  chartTheme,
+  IChartTheme,
+  ITimeBand
+} from '../gpu/charts';
 
 /**
  * The properties of {@link TimeSeriesChart}.
@@ -38,22 +44,40 @@ export namespace TimeSeriesChart {
      * What the chart shows, for assistive technology.
      */
     label: string;
+    /**
+     * Spans of time shaded under the lines (cell runs); a new array is
+     * drawn at once.
+     */
+    bands?: readonly ITimeBand[];
+    /**
+     * Called with the band under the cursor when it changes, null when the
+     * cursor leaves it.
+     */
+    onBandHover?: (band: ITimeBand | null) => void;
+    /**
+     * Called with the band under the cursor when the chart is clicked (a
+     * press and release in place).
+     */
+    onBandClick?: (band: ITimeBand) => void;
   }
 }
 
 /**
  * A uPlot time-series chart. It is created once (and again when its options
  * or the theme change), updated in place with `setData` and `setScale`,
- * resized with its container, and destroyed with the component.
+ * resized with its container, and destroyed with the component. Bands are
+ * shaded under the lines; the one under the cursor is reported, and a click
+ * on it.
  */
 export function TimeSeriesChart(
   props: TimeSeriesChart.IProps
 ): React.ReactElement {
   const container = React.useRef<HTMLDivElement>(null);
   const plot = React.useRef<uPlot | null>(null);
+  const hovered = React.useRef<ITimeBand | null>(null);
   const latest = React.useRef(props);
   latest.current = props;
-  const { options, themeRevision, data, xRange } = props;
+  const { options, themeRevision, data, xRange, bands } = props;
 
   React.useEffect(() => {
     const element = container.current!;
@@ -71,8 +95,27 @@ export function TimeSeriesChart(
         height: element.clientHeight,
         hooks: {
           ...base.hooks,
+          drawClear: [
+            (self: uPlot) =>
+              Private.drawBands(
+                self,
+                latest.current.bands ?? [],
+                theme.bandColor
+              )
+          ],
           setCursor: [
-            (self: uPlot) => latest.current.onCursor(self.cursor.idx ?? null)
+            (self: uPlot) => {
+              latest.current.onCursor(self.cursor.idx ?? null);
+              const band = Private.bandUnderCursor(
+                self,
+                latest.current.bands ?? []
+              );
+              if (band !== hovered.current) {
+                hovered.current = band;
+                self.over.style.cursor = band ? 'pointer' : '';
+                latest.current.onBandHover?.(band);
+              }
+            }
           ]
         }
       },
@@ -81,6 +124,24 @@ export function TimeSeriesChart(
     );
     Private.show(chart, latest.current.data, latest.current.xRange);
     plot.current = chart;
+    // A press and release in place, as uPlot tells a click from a drag: the
+    // click event itself does not always reach the chart in JupyterLab.
+    let pressed: { x: number; y: number } | null = null;
+    const onPress = (event: MouseEvent): void => {
+      pressed = { x: event.clientX, y: event.clientY };
+    };
+    const onRelease = (event: MouseEvent): void => {
+      const inPlace =
+        pressed !== null &&
+        Math.abs(event.clientX - pressed.x) <= 3 &&
+        Math.abs(event.clientY - pressed.y) <= 3;
+      pressed = null;
+      if (inPlace && hovered.current) {
+        latest.current.onBandClick?.(hovered.current);
+      }
+    };
+    chart.over.addEventListener('mousedown', onPress);
+    chart.over.addEventListener('mouseup', onRelease);
     const observer = new ResizeObserver(() => {
       chart.setSize({
         width: element.clientWidth,
@@ -90,6 +151,9 @@ export function TimeSeriesChart(
     observer.observe(element);
     return () => {
       observer.disconnect();
+      chart.over.removeEventListener('mousedown', onPress);
+      chart.over.removeEventListener('mouseup', onRelease);
+      hovered.current = null;
       chart.destroy();
       plot.current = null;
     };
@@ -100,6 +164,10 @@ export function TimeSeriesChart(
       Private.show(plot.current, data, xRange);
     }
   }, [data, xRange?.min, xRange?.max]);
+
+  React.useEffect(() => {
+    plot.current?.redraw(false);
+  }, [bands]);
 
   return (
     <div
@@ -129,5 +197,47 @@ namespace Private {
         chart.setScale('x', xRange);
       }
     });
+  }
+
+  /**
+   * Shade the bands under the lines (at least 3 CSS pixels wide).
+   */
+  export function drawBands(
+    chart: uPlot,
+    bands: readonly ITimeBand[],
+    color: string
+  ): void {
+    if (bands.length === 0) {
+      return;
+    }
+    const { ctx, bbox } = chart;
+    ctx.save();
+    ctx.fillStyle = color;
+    ctx.globalAlpha = 0.25;
+    for (const { left, width } of bandExtents(
+      bands,
+      time => chart.valToPos(time, 'x', true),
+      bbox,
+      3 * devicePixelRatio
+    )) {
+      ctx.fillRect(left, bbox.top, width, bbox.height);
+    }
+    ctx.restore();
+  }
+
+  /**
+   * The band under the cursor, give or take 3 pixels; null when none.
+   */
+  export function bandUnderCursor(
+    chart: uPlot,
+    bands: readonly ITimeBand[]
+  ): ITimeBand | null {
+    const left = chart.cursor.left;
+    if (bands.length === 0 || left === undefined || left < 0) {
+      return null;
+    }
+    const time = chart.posToVal(left, 'x');
+    const tolerance = Math.abs(chart.posToVal(left + 3, 'x') - time);
+    return bandAt(bands, time, tolerance);
   }
 }

@@ -97,6 +97,10 @@ export interface IChartTheme {
    * The CSS font of the axes' labels.
    */
   font: string;
+  /**
+   * The colour of the bands that shade cell runs.
+   */
+  bandColor: string;
 }
 
 /**
@@ -113,7 +117,8 @@ export function chartTheme(
     seriesColors: SERIES_COLOR_VARIABLES.map(readVariable),
     axisColor: readVariable('--jp-ui-font-color2'),
     gridColor: readVariable('--jp-border-color2'),
-    font
+    font,
+    bandColor: readVariable('--jp-brand-color2')
   };
 }
 
@@ -288,3 +293,87 @@ export function chartWindow(
  * The spans the charts can show, in seconds: 1 min, 5 min, 15 min, 1 h.
  */
 export const WINDOW_SECONDS: readonly number[] = [60, 300, 900, 3600];
+
+/**
+ * A span of time shaded on the charts: a cell's run.
+ */
+export interface ITimeBand {
+  /**
+   * What it stands for: the cell's id.
+   */
+  key: string;
+  /**
+   * Its start, in seconds since the epoch.
+   */
+  start: number;
+  /**
+   * Its end, in seconds since the epoch.
+   */
+  end: number;
+  /**
+   * Its name, for a person: "[5] model.fit(train)".
+   */
+  label: string;
+}
+
+/**
+ * The band at a time, give or take `toleranceSeconds` (a band a few pixels
+ * wide must be easy to point at); the latest when several are. Null when
+ * there is none.
+ */
+export function bandAt(
+  bands: readonly ITimeBand[],
+  time: number,
+  toleranceSeconds: number
+): ITimeBand | null {
+  for (let i = bands.length - 1; i >= 0; i--) {
+    const band = bands[i];
+    if (
+      band.start - toleranceSeconds <= time &&
+      time <= band.end + toleranceSeconds
+    ) {
+      return band;
+    }
+  }
+  return null;
+}
+
+/**
+ * Where the bands are drawn, in canvas pixels: clipped to the plotting
+ * area, at least `minWidth` wide so that a short run shows, and none for a
+ * band outside it.
+ *
+ * @param toPixel - the canvas x of a time
+ * @param area - the plotting area's left edge and width, in canvas pixels
+ */
+export function bandExtents(
+  bands: readonly ITimeBand[],
+  toPixel: (time: number) => number,
+  area: { left: number; width: number },
+  minWidth: number
+): { left: number; width: number }[] {
+  const right = area.left + area.width;
+  const extents = [];
+  for (const band of bands) {
+    const start = toPixel(band.start);
+    const end = Math.max(toPixel(band.end), start + minWidth);
+    if (end < area.left || start > right) {
+      continue;
+    }
+    const left = Math.max(start, area.left);
+    extents.push({ left, width: Math.min(end, right) - left });
+  }
+  return extents;
+}
+
+/**
+ * The bands whose time overlaps a window.
+ */
+export function bandsIn(
+  bands: readonly ITimeBand[],
+  window: { min: number; max: number } | null
+): ITimeBand[] {
+  return window === null
+    ? []
+    : bands.filter(band => band.end >= window.min && band.start <= window.max);
+}

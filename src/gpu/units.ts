@@ -97,6 +97,28 @@ export function formatReading(
 }
 
 /**
+ * A length of time as a run's duration: "4.2 s", "38 s", "3 min 12 s",
+ * "2 h 5 min".
+ */
+export function formatDuration(
+  seconds: number,
+  trans: TranslationBundle
+): string {
+  if (seconds < 10) {
+    return trans.__('%1 s', Math.max(0, seconds).toFixed(1));
+  }
+  const whole = Math.round(seconds);
+  if (whole < 60) {
+    return trans.__('%1 s', whole);
+  }
+  if (whole < 3600) {
+    return trans.__('%1 min %2 s', Math.floor(whole / 60), whole % 60);
+  }
+  const minutes = Math.round(whole / 60);
+  return trans.__('%1 h %2 min', Math.floor(minutes / 60), minutes % 60);
+}
+
+/**
  * How long ago something started, coarsely: "40 s", "12 min", "3 h", "2 d".
  */
 export function formatAge(seconds: number, trans: TranslationBundle): string {

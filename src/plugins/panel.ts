@@ -17,7 +17,12 @@ import {
 } from '../components/GpuMonitorPanel';
 import { IPanelActions } from '../components/actions';
 import { gpuIcon } from '../icons';
-import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import {
+  CommandIDs,
+  ICellGpuRuns,
+  IGpuMonitorModel,
+  TRANSLATION_DOMAIN
+} from '../tokens';
 import { followSettings } from './settings';
 
 /**
@@ -28,7 +33,7 @@ import { followSettings } from './settings';
 export const panelPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:panel',
   description:
-    "Adds the GPU Monitor side panel: a card per GPU with its processes and their notebooks, the user's kernels, the least used GPU, live charts, and a CSV export of the readings shown.",
+    "Adds the GPU Monitor side panel: a card per GPU with its processes and their notebooks, the user's kernels, the least used GPU, live charts with the current notebook's cell runs, and a CSV export of the readings shown.",
   autoStart: true,
   requires: [IGpuMonitorModel],
   optional: [
@@ -36,7 +41,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     ICommandPalette,
     ISettingRegistry,
     ITranslator,
-    IThemeManager
+    IThemeManager,
+    ICellGpuRuns
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -45,7 +51,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     registry: ISettingRegistry | null,
     translator: ITranslator | null,
-    themeManager: IThemeManager | null
+    themeManager: IThemeManager | null,
+    cellRuns: ICellGpuRuns | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const run = (command: string, args: ReadonlyPartialJSONObject): void => {
@@ -67,6 +74,7 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     const panel = new GpuMonitorPanel({
       model,
       actions,
+      cellRuns,
       translator
     });
     app.shell.add(panel, 'left', { rank: 700 });

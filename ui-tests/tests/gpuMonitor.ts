@@ -4,8 +4,9 @@ import {
   test as galataTest
 } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
+import * as path from 'path';
 
-import { resetFakeGpu, setFakeGpu } from './fakeGpu';
+import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
 
 /**
  * The GPU Monitor side panel's name: its tab's tooltip and its region's label.
@@ -17,6 +18,96 @@ export const PANEL = 'GPU Monitor';
  * both GPUs: 22430 MiB on GPU 0 and 17246 MiB on GPU 1.
  */
 export const A5000_PID = '100477';
+
+/**
+ * A real Tesla T4 capture whose compute process 5762 holds 1005 MiB.
+ */
+export const T4_XML = path.join(
+  SMI_FIXTURES,
+  'xml',
+  'tesla-t4-linux-driver-515.105-v11-2procs.xml'
+);
+
+/**
+ * The pid of the T4 capture's compute process.
+ */
+export const T4_PID = '5762';
+
+/**
+ * Galata's `test`, for tests of the kernels on the GPUs: the extension's
+ * kernel endpoints reach the server, and after each test the fake
+ * nvidia-smi replays again the capture the server started with.
+ */
+export const test = galataTest.extend<{ gpuKernels: void }>({
+  gpuKernels: [
+    async ({ page }, use) => {
+      await passKernelRequests(page);
+      try {
+        await use();
+      } finally {
+        resetFakeGpu();
+      }
+    },
+    { auto: true }
+  ]
+});
+
+/**
+ * Let the extension's kernel endpoints (`gpu-monitor/api/kernels`,
+ * `…/kernels/<id>/spans`) reach the server: Galata's own mock of
+ * Jupyter's kernels API matches every URL with `/api/kernels` in it, and
+ * would answer them with its list of the test's kernels.
+ */
+async function passKernelRequests(page: IJupyterLabPageFixture): Promise<void> {
+  await page.route(/\/gpu-monitor\/api\/kernels/, route => route.continue());
+}
+
+/**
+ * Write a notebook of code cells with a python3 kernel into `folder`, open
+ * it, and wait until its kernel has started: its session then has the
+ * notebook's path.
+ *
+ * @returns the notebook's path
+ */
+export async function openNotebook(
+  page: IJupyterLabPageFixture,
+  folder: string,
+  name: string,
+  sources: string[]
+): Promise<string> {
+  const notebook = {
+    cells: sources.map(source => ({
+      cell_type: 'code',
+      execution_count: null,
+      metadata: {},
+      outputs: [],
+      source
+    })),
+    metadata: {
+      kernelspec: {
+        name: 'python3',
+        display_name: 'Python 3',
+        language: 'python'
+      }
+    },
+    nbformat: 4,
+    nbformat_minor: 5
+  };
+  const notebookPath = `${folder}/${name}`;
+  await page.contents.uploadContent(
+    JSON.stringify(notebook),
+    'text',
+    notebookPath
+  );
+  await page.notebook.openByPath(notebookPath);
+  await page.notebook.activate(name);
+  await page.waitForFunction(
+    () =>
+      (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session
+        ?.kernel?.status === 'idle'
+  );
+  return notebookPath;
+}
 
 /**
  * A kernel as `GET gpu-monitor/api/kernels` lists it.

@@ -1,0 +1,143 @@
+import type { Cell } from '@jupyterlab/cells';
+import type { Notebook } from '@jupyterlab/notebook';
+import { nullTranslator } from '@jupyterlab/translation';
+import { PanelLayout, Widget } from '@lumino/widgets';
+
+import { NotebookGpuRuns } from '../cells/notebookRuns';
+import { CellGpuLines } from '../components/CellGpuLines';
+import { ISpanFigures } from '../tokens';
+import { a5000KernelSpans } from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * A code cell as JupyterLab lays it out: header, input, output, footer.
+ */
+function codeCell(id: string, type = 'code'): Cell {
+  const cell = new Widget();
+  const layout = new PanelLayout();
+  cell.layout = layout;
+  for (const part of ['header', 'inputWrapper', 'outputWrapper', 'footer']) {
+    const widget = new Widget();
+    widget.addClass(`jp-Cell-${part}`);
+    layout.addWidget(widget);
+  }
+  return Object.assign(cell, {
+    model: { id, type },
+    ready: Promise.resolve()
+  }) as unknown as Cell;
+}
+
+/**
+ * The classes of a cell's parts, in order.
+ */
+function parts(cell: Cell): string[] {
+  return (cell.layout as PanelLayout).widgets.map(widget =>
+    widget.node.className.split(' ').find(name => name.startsWith('jp-'))!
+  );
+}
+
+/**
+ * Let the lines render (they wait for their cell to be ready).
+ */
+function rendered(): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, 0));
+}
+
+describe('CellGpuLines', () => {
+  const [tooShort, measured] = a5000KernelSpans().spans;
+  let runs: NotebookGpuRuns;
+  let cells: Cell[];
+  let lines: CellGpuLines;
+  let usesGpu: boolean;
+
+  /**
+   * A run of a cell that ended, with its figures.
+   */
+  function ran(cellId: string, figures: ISpanFigures): void {
+    const run = runs.add({
+      cellId,
+      executionCount: 3,
+      firstLine: 'train()',
+      start: figures.start,
+      end: figures.end
+    });
+    runs.setFigures(run, figures);
+  }
+
+  beforeEach(() => {
+    runs = new NotebookGpuRuns({ path: 'train.ipynb' });
+    cells = [
+      codeCell('cell-a'),
+      codeCell('cell-b'),
+      codeCell('note', 'markdown')
+    ];
+    usesGpu = true;
+    lines = new CellGpuLines({
+      notebook: { widgets: cells } as unknown as Notebook,
+      runs,
+      usesGpu: () => usesGpu,
+      lowUtilizationPercent: 30,
+      trans
+    });
+  });
+
+  afterEach(() => {
+    lines.dispose();
+  });
+
+  it("puts the figures of a cell's run between its input and its output, with the hint when the GPU starved", async () => {
+    ran('cell-a', measured);
+    await rendered();
+
+    expect(parts(cells[0])).toEqual([
+      'jp-Cell-header',
+      'jp-Cell-inputWrapper',
+      'jp-GpuMonitor-cellLine',
+      'jp-Cell-outputWrapper',
+      'jp-Cell-footer'
+    ]);
+    const line = (cells[0].layout as PanelLayout).widgets[2];
+    expect(line.isHidden).toBe(false);
+    expect(line.node.textContent).toBe(
+      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s' +
+        'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+    );
+    expect(parts(cells[1])).not.toContain('jp-GpuMonitor-cellLine');
+  });
+
+  it('shows only the last run of a cell, and follows the hint threshold', async () => {
+    ran('cell-a', measured);
+    ran('cell-a', tooShort);
+    await rendered();
+    const line = (cells[0].layout as PanelLayout).widgets[2];
+    expect(line.node.textContent).toBe('GPU · too short to measure (0.8 s)');
+
+    ran('cell-a', measured);
+    lines.lowUtilizationPercent = 0;
+    await rendered();
+    expect(line.node.textContent).toBe(
+      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s'
+    );
+    expect(
+      parts(cells[0]).filter(part => part === 'jp-GpuMonitor-cellLine')
+    ).toHaveLength(1);
+  });
+
+  it('stays hidden for a run of a kernel that uses no GPU', async () => {
+    usesGpu = false;
+    ran('cell-b', tooShort);
+    await rendered();
+
+    expect((cells[1].layout as PanelLayout).widgets[2].isHidden).toBe(true);
+  });
+
+  it('takes its lines away when disposed (the setting is turned off)', async () => {
+    ran('cell-a', measured);
+    await rendered();
+
+    lines.dispose();
+
+    expect(parts(cells[0])).not.toContain('jp-GpuMonitor-cellLine');
+  });
+});

@@ -1,0 +1,334 @@
+/**
+ * @jest-environment node
+ */
+import { nullTranslator } from '@jupyterlab/translation';
+
+import { checkFit, fitText, fitWarning, needText } from '../cells/fit';
+import {
+  cellLineDetails,
+  cellLineText,
+  lowUtilization,
+  lowUtilizationHint,
+  runBands
+} from '../cells/format';
+import { recordedNeed, writeLastRuns } from '../cells/notebookRecords';
+import { NotebookGpuRuns } from '../cells/notebookRuns';
+import {
+  CELL_METADATA_KEY,
+  lastRunRecord,
+  notebookNeed,
+  readLastRun
+} from '../cells/record';
+import { ICellRun, INotebookGpuNeed, ISpanFigures } from '../tokens';
+import {
+  a5000KernelSnapshot,
+  a5000Kernels,
+  a5000KernelSpans,
+  a5000Snapshot,
+  t4KernelSnapshot,
+  t4KernelSpans
+} from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * The recorded spans of `train.ipynb`'s kernel: too short; taking its
+ * memory on both A5000; across a gap; holding none.
+ */
+const [TOO_SHORT, TAKING, ACROSS_GAP, HOLDING_NONE] = a5000KernelSpans().spans;
+
+/**
+ * Its 6 s on the Tesla T4, holding 1005 MiB.
+ */
+const [ON_T4] = t4KernelSpans().spans;
+
+/**
+ * A run of a cell over a recorded span.
+ */
+function runOver(
+  figures: ISpanFigures,
+  cellId = 'cell-train',
+  executionCount: number | null = 7
+): ICellRun {
+  return {
+    cellId,
+    executionCount,
+    firstLine: 'model.fit(train_loader, epochs=3)',
+    start: figures.start,
+    end: figures.end,
+    figures
+  };
+}
+
+/**
+ * A cell model with the metadata records need.
+ */
+function cell(
+  id: string,
+  metadata: Record<string, unknown> = {},
+  type = 'code'
+) {
+  const store = { ...metadata };
+  return {
+    id,
+    type,
+    metadata: store,
+    getMetadata: (key: string) => store[key],
+    setMetadata: jest.fn((key: string, value: unknown) => {
+      store[key] = value;
+    })
+  };
+}
+
+describe('the line under a cell', () => {
+  it('names the GPUs, the peak memory, the mean utilisation and the duration', () => {
+    expect(cellLineText(runOver(TAKING), true, trans)).toBe(
+      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s'
+    );
+    expect(cellLineText(runOver(ON_T4), true, trans)).toBe(
+      'GPU 0 · peak 1005 MiB · 0 % avg · 6.0 s'
+    );
+    expect(cellLineDetails(TAKING, trans)).toBe(
+      'GPU 0 (NVIDIA RTX A5000): peak 21.9 GiB, 0 % avg, 0 % max\nGPU 1 (NVIDIA RTX A5000): peak 16.8 GiB, 0 % avg, 0 % max'
+    );
+  });
+
+  it('says a run shorter than two reads is too short, only for a kernel that uses a GPU', () => {
+    expect(cellLineText(runOver(TOO_SHORT), true, trans)).toBe(
+      'GPU · too short to measure (0.8 s)'
+    );
+    expect(cellLineText(runOver(TOO_SHORT), false, trans)).toBeNull();
+  });
+
+  it('says nothing for a run that held no GPU memory, or has no figures yet', () => {
+    expect(cellLineText(runOver(HOLDING_NONE), true, trans)).toBeNull();
+    expect(
+      cellLineText({ ...runOver(TAKING), figures: null }, true, trans)
+    ).toBeNull();
+  });
+
+  it('says when the server did not read the GPUs during part of the run', () => {
+    expect(cellLineText(runOver(ACROSS_GAP), true, trans)).toBe(
+      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 12 s · readings missing for part of it'
+    );
+  });
+
+  it('hints at data loading when the GPU idled for five reads while memory was held', () => {
+    expect(lowUtilization(TAKING, 30)).toBe(true);
+    expect(lowUtilization(ON_T4, 30)).toBe(true);
+    expect(lowUtilization(TAKING, 0)).toBe(false);
+    expect(lowUtilization(TOO_SHORT, 30)).toBe(false);
+    expect(lowUtilization(HOLDING_NONE, 30)).toBe(false);
+    expect(lowUtilization({ ...TAKING, samples: 4 }, 30)).toBe(false);
+    expect(lowUtilizationHint(30, trans)).toBe(
+      'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+    );
+  });
+
+  it('names the bands of the charts after the execution count and first line', () => {
+    const long = {
+      ...runOver(TAKING, 'cell-long', null),
+      firstLine: `loss = ${'criterion(model(x), y) + '.repeat(4)}0`
+    };
+
+    expect(runBands([runOver(TAKING), long])).toEqual([
+      {
+        key: 'cell-train',
+        start: TAKING.start,
+        end: TAKING.end,
+        label: '[7] model.fit(train_loader, epochs=3)'
+      },
+      {
+        key: 'cell-long',
+        start: TAKING.start,
+        end: TAKING.end,
+        label:
+          '[ ] loss = criterion(model(x), y) + criterion(model(x), y) + cr…'
+      }
+    ]);
+  });
+});
+
+describe('the record a cell keeps of its last run', () => {
+  it('keeps the peak, mean utilisation, duration, GPU and date of a measured run', () => {
+    expect(lastRunRecord(runOver(TAKING))).toEqual({
+      peak_memory_mib: 39676,
+      mean_utilization: 0,
+      duration_seconds: 7,
+      gpu_name: 'NVIDIA RTX A5000',
+      gpu_count: 2,
+      date: new Date(TAKING.end * 1000).toISOString()
+    });
+  });
+
+  it('keeps nothing of a run too short to measure or that held no GPU memory', () => {
+    expect(lastRunRecord(runOver(TOO_SHORT))).toBeNull();
+    expect(lastRunRecord(runOver(HOLDING_NONE))).toBeNull();
+    expect(lastRunRecord({ ...runOver(TAKING), figures: null })).toBeNull();
+  });
+
+  it('reads back what it wrote, and nothing from a record someone broke', () => {
+    const record = lastRunRecord(runOver(ON_T4))!;
+
+    expect(readLastRun({ last_run: record })).toEqual(record);
+    expect(
+      readLastRun(JSON.parse(JSON.stringify({ last_run: record })))
+    ).toEqual(record);
+    for (const broken of [
+      null,
+      'last_run',
+      { last_run: { ...record, peak_memory_mib: '1005' } },
+      { last_run: { ...record, peak_memory_mib: -1 } },
+      { last_run: { ...record, gpu_count: 1.5 } },
+      { last_run: { ...record, date: undefined } },
+      { last_run: [record] }
+    ]) {
+      expect(readLastRun(broken)).toBeNull();
+    }
+  });
+
+  it('writes the last measured run of each code cell on save, keeping other keys, and only what changed', () => {
+    const runs = new NotebookGpuRuns({ path: 'train.ipynb' });
+    const trained = runs.add(runOver(TAKING, 'cell-train'));
+    runs.setFigures(trained, TAKING);
+    const short = runs.add(runOver(TOO_SHORT, 'cell-short'));
+    runs.setFigures(short, TOO_SHORT);
+    const old = lastRunRecord(runOver(ON_T4))!;
+    const fresh = runs.add(runOver(ON_T4, 'cell-fresh'));
+    runs.setFigures(fresh, ON_T4);
+    const cells = [
+      cell('cell-train', { [CELL_METADATA_KEY]: { note: 'kept' } }),
+      cell('cell-short', { [CELL_METADATA_KEY]: { last_run: old } }),
+      cell('cell-fresh'),
+      cell('cell-markdown', {}, 'markdown')
+    ];
+
+    expect(writeLastRuns(cells, runs)).toBe(2);
+    expect(writeLastRuns(cells, runs)).toBe(0);
+
+    expect(cells[0].metadata[CELL_METADATA_KEY]).toEqual({
+      note: 'kept',
+      last_run: lastRunRecord(runOver(TAKING))
+    });
+    expect(cells[2].metadata[CELL_METADATA_KEY]).toEqual({
+      last_run: lastRunRecord(runOver(ON_T4))
+    });
+    // Too short to measure: the record of the run before stays.
+    expect(cells[1].metadata[CELL_METADATA_KEY]).toEqual({ last_run: old });
+    expect(cells[1].setMetadata).not.toHaveBeenCalled();
+  });
+
+  it("makes the notebook's need the record that needed the most on one GPU", () => {
+    const onT4 = lastRunRecord(runOver(ON_T4))!;
+    const onA5000s = lastRunRecord(runOver(TAKING))!;
+    const cells = [
+      cell('a', { [CELL_METADATA_KEY]: { last_run: onT4 } }),
+      cell('b', { [CELL_METADATA_KEY]: { last_run: onA5000s } }),
+      cell('c', { [CELL_METADATA_KEY]: { last_run: 'broken' } })
+    ];
+
+    expect(recordedNeed(cells)).toEqual({
+      peakMemoryMiB: 39676,
+      gpuCount: 2,
+      gpuName: 'NVIDIA RTX A5000',
+      date: onA5000s.date
+    });
+    expect(notebookNeed([onT4])?.peakMemoryMiB).toBe(1005);
+    expect(recordedNeed([cell('d')])).toBeNull();
+  });
+});
+
+describe('the fit check', () => {
+  /**
+   * What `train.ipynb` needed on the two A5000, and on the T4.
+   */
+  const ON_TWO_A5000: INotebookGpuNeed = notebookNeed([
+    lastRunRecord(runOver(TAKING))!
+  ])!;
+  const ON_ONE_T4: INotebookGpuNeed = notebookNeed([
+    lastRunRecord(runOver(ON_T4))!
+  ])!;
+  const [trainKernel, idleKernel] = a5000Kernels();
+
+  it('warns when the GPUs it would use lack the memory, and no GPU has it', () => {
+    const fit = checkFit(ON_TWO_A5000, a5000Snapshot(), null, null)!;
+
+    expect(fit).toEqual({
+      perGpuMiB: 19838,
+      chosen: [0, 1],
+      fits: false,
+      short: { index: 0, freeMiB: 1678 },
+      suggestion: null
+    });
+    expect(needText(ON_TWO_A5000, trans)).toBe(
+      'needed 38.7 GiB at its peak on 2 × NVIDIA RTX A5000'
+    );
+    expect(fitText(fit, trans)).toBe(
+      'GPU 0 has only 1.6 GiB free. No GPU has that much free now.'
+    );
+    expect(
+      fitWarning('experiments/train.ipynb', ON_TWO_A5000, fit, trans)
+    ).toBe(
+      'train.ipynb needed 19.4 GiB on each of 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.'
+    );
+  });
+
+  it("counts the memory the notebook's own kernel still holds as its own", () => {
+    const snapshot = a5000KernelSnapshot();
+
+    const own = checkFit(ON_TWO_A5000, snapshot, null, trainKernel.kernel_id)!;
+    const another = checkFit(
+      ON_TWO_A5000,
+      snapshot,
+      null,
+      idleKernel.kernel_id
+    )!;
+
+    expect(own.fits).toBe(true);
+    expect(fitText(own, trans)).toBe('It fits on GPUs 0, 1.');
+    expect(another.fits).toBe(false);
+  });
+
+  it('checks the GPUs the kernel sees, and suggests the one with the most room', () => {
+    const snapshot = a5000Snapshot();
+
+    const onGpu1 = checkFit(ON_ONE_T4, snapshot, [1], null)!;
+    const hidden = checkFit(ON_ONE_T4, snapshot, [], null)!;
+
+    expect(onGpu1).toMatchObject({ chosen: [1], fits: true });
+    expect(hidden).toMatchObject({
+      chosen: [],
+      fits: false,
+      short: null,
+      suggestion: [1]
+    });
+    expect(fitText(hidden, trans)).toBe(
+      'Its kernel sees 0 GPUs. GPU 1 has room.'
+    );
+  });
+
+  it('says a notebook that needed two GPUs does not fit on one', () => {
+    const fit = checkFit(ON_TWO_A5000, t4KernelSnapshot(), null, null)!;
+
+    expect(fit).toMatchObject({ chosen: [0], fits: false, suggestion: null });
+    expect(fitText(fit, trans)).toBe(
+      'Its kernel sees 1 GPU. No GPU has that much free now.'
+    );
+  });
+
+  it('checks nothing against a server that reads no GPU', () => {
+    expect(
+      checkFit(ON_ONE_T4, { ...a5000Snapshot(), gpus: [] }, null, null)
+    ).toBeNull();
+  });
+
+  it('keeps the warning within 140 characters, however long the name', () => {
+    const fit = checkFit(ON_TWO_A5000, a5000Snapshot(), null, null)!;
+    const path = `${'a-very-long-experiment-name-'.repeat(8)}final.ipynb`;
+
+    const warning = fitWarning(path, ON_TWO_A5000, fit, trans);
+
+    expect(warning.length).toBeLessThanOrEqual(140);
+    expect(warning).toMatch(/^a-very-lo.*….*final\.ipynb needed 19\.4 GiB/);
+  });
+});

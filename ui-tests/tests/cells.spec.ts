@@ -1,0 +1,168 @@
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+
+import { resetFakeGpu } from './fakeGpu';
+import {
+  holdGpuMemory,
+  openNotebook,
+  openPanel,
+  T4_PID,
+  T4_XML,
+  test
+} from './gpuMonitor';
+
+test.describe('which cell used the GPU', () => {
+  test('a cell during which the kernel takes GPU memory shows its peak under it, and its run as a band on the charts', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const notebookPath = await openNotebook(page, tmpPath, 'train.ipynb', [
+      'import time',
+      'time.sleep(7)  # the kernel takes the GPU memory meanwhile'
+    ]);
+    await page.notebook.runCell(0);
+    await expect(cellLine(page, 0)).toBeHidden();
+
+    // The kernel holds nothing when the cell starts, 38.7 GiB from the
+    // reads after the fake nvidia-smi names it.
+    await page.notebook.runCell(1, { wait: false });
+    await page.waitForTimeout(2000);
+    await holdGpuMemory(page, baseURL!, notebookPath);
+    await page.notebook.waitForRun(1);
+
+    const line = cellLine(page, 1);
+    await expect(line).toHaveText(
+      /^GPU 0, 1 · peak 38\.7 GiB · 0 % avg · 7\.\d s/
+    );
+    await expect(line).toContainText(
+      'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+    );
+
+    const panel = await openPanel(page);
+    await panel.getByRole('combobox').selectOption({ label: '1 min' });
+    const utilization = panel.getByRole('figure', { name: 'Utilization (%)' });
+    const chart = utilization.getByRole('img');
+    // Both runs: the first too short to measure, the second measured.
+    await expect(chart).toHaveAttribute('aria-label', /, 2 cell runs shaded$/);
+
+    // Point along the chart until the band of the measured run is named.
+    const band = utilization.getByText('Cell [2] time.sleep(7)', {
+      exact: false
+    });
+    const box = (await chart.boundingBox())!;
+    await page.notebook.selectCells(0);
+    for (
+      let x = box.x + box.width - 2;
+      x > box.x && !(await band.isVisible());
+      x -= 3
+    ) {
+      await page.mouse.move(x, box.y + box.height / 2);
+    }
+    await expect(band).toHaveText(
+      'Cell [2] time.sleep(7)  # the kernel takes the GPU memory meanwhile'
+    );
+    await page.mouse.down();
+    await page.mouse.up();
+
+    await expect(await page.notebook.getCellLocator(1)).toHaveClass(
+      /jp-mod-active/
+    );
+  });
+
+  test('the line follows what the kernel holds as the captures change; the notebook keeps its need and warns when reopened without room', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const name = 'fit-check.ipynb';
+    const notebookPath = await openNotebook(page, tmpPath, name, [
+      'import time',
+      'time.sleep(4)  # on the two A5000',
+      'time.sleep(4)  # on the T4'
+    ]);
+    await page.notebook.runCell(0);
+
+    await holdGpuMemory(page, baseURL!, notebookPath);
+    await page.notebook.runCell(1);
+    await expect(cellLine(page, 1)).toHaveText(
+      /^GPU 0, 1 · peak 38\.7 GiB · 0 % avg · 4\.\d s/
+    );
+
+    await holdGpuMemory(page, baseURL!, notebookPath, {
+      xml: T4_XML,
+      pid: T4_PID,
+      memoryMiB: 1005
+    });
+    await page.notebook.runCell(2);
+    await expect(cellLine(page, 2)).toHaveText(
+      /^GPU 0 · peak 1005 MiB · 0 % avg · 4\.\d s/
+    );
+
+    await page.notebook.save();
+    const saved = await page.request.get(
+      `${baseURL}/api/contents/${notebookPath}?content=1`
+    );
+    const cells = (await saved.json()).content.cells;
+    expect(cells[0].metadata.gpu_monitor).toBeUndefined();
+    expect(cells[1].metadata.gpu_monitor.last_run).toMatchObject({
+      peak_memory_mib: 39676,
+      mean_utilization: 0,
+      gpu_name: 'NVIDIA RTX A5000',
+      gpu_count: 2
+    });
+    expect(cells[2].metadata.gpu_monitor.last_run).toMatchObject({
+      peak_memory_mib: 1005,
+      gpu_name: 'Tesla T4',
+      gpu_count: 1
+    });
+    expect(cells[2].metadata.gpu_monitor.last_run.duration_seconds).toBeCloseTo(
+      4,
+      0
+    );
+
+    // Back to the two A5000, where the kernel no longer holds anything:
+    // GPU 0 has 1.6 GiB free, GPU 1 6.7 GiB.
+    await page.notebook.close();
+    resetFakeGpu();
+    await expect
+      .poll(async () => {
+        const response = await page.request.get(
+          `${baseURL}/gpu-monitor/api/gpus`
+        );
+        const gpus = (await response.json()).gpus;
+        return gpus.map((gpu: any) => [gpu.name, gpu.processes[0]?.kernel_id]);
+      })
+      .toEqual([
+        ['NVIDIA RTX A5000', null],
+        ['NVIDIA RTX A5000', null]
+      ]);
+
+    await page.notebook.openByPath(notebookPath);
+    const warning =
+      'fit-check.ipynb needed 19.4 GiB on each of 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.';
+    await expect(page.getByText(warning)).toBeVisible();
+    const panel = await openPanel(page);
+    await expect(
+      panel.getByRole('region', { name: `GPU need of ${name}` })
+    ).toHaveText(
+      `${name} needed 38.7 GiB at its peak on 2 × NVIDIA RTX A5000.GPU 0 has only 1.6 GiB free. No GPU has that much free now.`
+    );
+    const notifications = await page.evaluate(() =>
+      window.galata.getNotifications()
+    );
+    expect(
+      notifications.filter(notification => notification.message === warning)
+    ).toHaveLength(1);
+  });
+});
+
+/**
+ * The GPU line under a cell of the current notebook.
+ */
+function cellLine(page: IJupyterLabPageFixture, index: number): Locator {
+  return page
+    .locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-cell')
+    .nth(index)
+    .locator('.jp-GpuMonitor-cellLine');
+}
