@@ -51,7 +51,10 @@ def _torch():
         facts["cuda_available"] = bool(torch.cuda.is_available())
         count = torch.cuda.device_count() if facts["cuda_available"] else 0
         facts["device_count"] = count
-        facts["devices"] = [torch.cuda.get_device_name(i) for i in range(count)]
+        # Naming a device initialises CUDA in the user's kernel (a context, GPU memory, and
+        # the end of CUBLAS_WORKSPACE_CONFIG taking effect): only when the user already did.
+        initialized = facts["cuda_initialized"]
+        facts["devices"] = [torch.cuda.get_device_name(i) for i in range(count)] if initialized else None
         facts["cudnn"] = torch.backends.cudnn.version() if facts["cuda_available"] else None
     except Exception as error:
         facts["error"] = f"{type(error).__name__}: {error}"
