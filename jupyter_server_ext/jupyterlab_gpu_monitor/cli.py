@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .conda.commands import add_env_commands
+from .conda.discovery import resolve_environment
+from .conda.errors import AmbiguousEnvironment, EnvironmentNotFound
+from .conda.records import packages
 from .diagnose import Facts, diagnose
 from .gpu.errors import GpuReadError
 from .gpu.model import Gpu, Snapshot
@@ -153,7 +156,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     doctor.set_defaults(run=run_doctor)
     doctor.add_argument(
-        "--env", metavar="PREFIX", help="the environment to check (default: this Python's)"
+        "--env",
+        metavar="ENV",
+        help="the environment to check: a name or id from `envs`, or a prefix (default: this "
+        "Python's)",
     )
     doctor.add_argument(
         "--shallow", action="store_true", help="do not import torch to ask it about CUDA"
@@ -181,10 +187,19 @@ def _doctor_interpreter(args: argparse.Namespace) -> str:
     if args.env is None:
         return sys.executable
     prefix = Path(args.env).resolve()
+    if not prefix.is_dir():
+        # Imported here: only a lookup by name pays for jupyter_client.
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        try:
+            kernelspecs = KernelSpecManager().get_all_specs()
+            prefix = Path(resolve_environment(args.env, kernelspecs).prefix)
+        except (EnvironmentNotFound, AmbiguousEnvironment) as error:
+            raise SystemExit(f"jupyter-gpu-monitor doctor: {error}") from None
     for candidate in (prefix / "bin" / "python", prefix / "python.exe"):
         if candidate.exists():
             return str(candidate)
-    raise SystemExit(f"jupyter-gpu-monitor doctor: no Python in {args.env}")
+    raise SystemExit(f"jupyter-gpu-monitor doctor: no Python in {prefix}")
 
 
 def _doctor_summary(python: str, probe: dict, snapshot: Snapshot) -> list[str]:
@@ -220,7 +235,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"jupyter-gpu-monitor doctor: {error}", file=sys.stderr)
         return 2
-    findings = diagnose(Facts(snapshot=snapshot, probe=probe))
+    installed = packages(probe["prefix"])  # for "installed by both conda and pip"
+    findings = diagnose(Facts(snapshot=snapshot, probe=probe, packages=installed))
     if args.json:
         report = {"probe": probe, "gpus": snapshot.to_json(), "findings": findings}
         print(json.dumps(report, default=lambda finding: finding.to_json(), indent=2))

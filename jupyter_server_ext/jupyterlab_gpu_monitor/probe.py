@@ -53,8 +53,9 @@ def _torch():
         facts["device_count"] = count
         # Naming a device initialises CUDA in the user's kernel (a context, GPU memory, and
         # the end of CUBLAS_WORKSPACE_CONFIG taking effect): only when the user already did.
-        initialized = facts["cuda_initialized"]
-        facts["devices"] = [torch.cuda.get_device_name(i) for i in range(count)] if initialized else None
+        facts["devices"] = None
+        if facts["cuda_initialized"]:
+            facts["devices"] = [torch.cuda.get_device_name(i) for i in range(count)]
         facts["cudnn"] = torch.backends.cudnn.version() if facts["cuda_available"] else None
     except Exception as error:
         facts["error"] = f"{type(error).__name__}: {error}"

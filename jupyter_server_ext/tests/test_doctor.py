@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from .test_cli import run
 from .test_probe import environment
@@ -50,6 +51,28 @@ def test_doctor_reports_the_driver_failure_a_cuda_torch_would_hit(fake_smi, tmp_
     fake_smi.fail(fake_smi_capture("errors/driver-not-loaded-couldnt-communicate.txt"))
     result = run("doctor", "--env", str(environment("plain")), "--source", "nvidia-smi")
     assert "GPUs: none readable (NVIDIA-SMI has failed" in result.stdout
+
+
+def test_doctor_finds_an_environment_by_name_through_its_kernelspec(fake_smi, tmp_path):
+    kernels = tmp_path / "jupyter" / "kernels" / "torch-kernel"
+    kernels.mkdir(parents=True)
+    python = str(environment("torch-cpu") / "bin" / "python")
+    spec = {
+        "argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Torch",
+        "language": "python",
+    }
+    (kernels / "kernel.json").write_text(json.dumps(spec))
+    fake_smi.replay("xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")}
+    result = run("doctor", "--env", "torch-cpu", "--shallow", "--source", "nvidia-smi", env=env)
+    assert f"at {python} (venv {environment('torch-cpu')})" in result.stdout
+    assert "ERROR   PyTorch is a CPU-only build" in result.stdout
+
+
+def test_doctor_with_an_unknown_environment_name_says_so(tmp_path):
+    result = run("doctor", "--env", "no-such-env", env={**os.environ, "HOME": str(tmp_path)})
+    assert result.returncode != 0 and "no-such-env" in result.stderr
 
 
 def test_doctor_without_python_in_the_prefix_says_so(tmp_path):

@@ -7,12 +7,11 @@ import argparse
 import asyncio
 import json
 import logging
-import os
 import sys
 from collections.abc import Sequence
 
 from .catalog import EnvironmentCatalog
-from .discovery import environment_of
+from .discovery import resolve_environment
 from .errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
 from .model import Environment, conda_env_list
 
@@ -127,12 +126,9 @@ def run_envs(args: argparse.Namespace) -> int:
 
 async def _export(args: argparse.Namespace) -> str:
     catalog = _catalog(args)
-    if os.sep in args.env or (os.altsep and os.altsep in args.env):
-        environment = await asyncio.to_thread(environment_of, args.env, await catalog.kernelspecs())
-        if environment is None:
-            raise EnvironmentNotFound(args.env)
-    else:
-        environment = await catalog.find(args.env)
+    environment = await asyncio.to_thread(
+        resolve_environment, args.env, await catalog.kernelspecs(), args.envs_dir
+    )
     return await catalog.export(environment, args.style, args.use_conda)
 
 
