@@ -69,7 +69,7 @@ export function FreeGpuHint(
       </span>{' '}
       <button
         type="button"
-        className="jp-GpuMonitor-textButton"
+        className="jp-GpuMonitor-button"
         aria-label={use}
         title={
           notebookOpen

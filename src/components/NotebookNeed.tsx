@@ -71,7 +71,7 @@ export function NotebookNeed(
       {suggestion && (
         <button
           type="button"
-          className="jp-GpuMonitor-textButton"
+          className="jp-GpuMonitor-button"
           title={useGpusCaption(trans)}
           onClick={() => actions.useGpus(suggestion)}
         >

@@ -2,14 +2,8 @@ import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
 import { resetFakeGpu } from './fakeGpu';
-import {
-  holdGpuMemory,
-  openNotebook,
-  openPanel,
-  T4_PID,
-  T4_XML,
-  test
-} from './gpuMonitor';
+import { holdGpuMemory, openPanel, T4_PID, T4_XML, test } from './gpuMonitor';
+import { openNotebookWith } from './testKernels';
 
 test.describe('which cell used the GPU', () => {
   test('a cell during which the kernel takes GPU memory shows its peak under it, and its run as a band on the charts', async ({
@@ -17,10 +11,16 @@ test.describe('which cell used the GPU', () => {
     baseURL,
     tmpPath
   }) => {
-    const notebookPath = await openNotebook(page, tmpPath, 'train.ipynb', [
-      'import time',
-      'time.sleep(7)  # the kernel takes the GPU memory meanwhile'
-    ]);
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      'train.ipynb',
+      'python3',
+      [
+        'import time',
+        'time.sleep(7)  # the kernel takes the GPU memory meanwhile'
+      ]
+    );
     await page.notebook.runCell(0);
     await expect(cellLine(page, 0)).toBeHidden();
 
@@ -76,11 +76,17 @@ test.describe('which cell used the GPU', () => {
     tmpPath
   }) => {
     const name = 'fit-check.ipynb';
-    const notebookPath = await openNotebook(page, tmpPath, name, [
-      'import time',
-      'time.sleep(4)  # on the two A5000',
-      'time.sleep(4)  # on the T4'
-    ]);
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      name,
+      'python3',
+      [
+        'import time',
+        'time.sleep(4)  # on the two A5000',
+        'time.sleep(4)  # on the T4'
+      ]
+    );
     await page.notebook.runCell(0);
 
     await holdGpuMemory(page, baseURL!, notebookPath);

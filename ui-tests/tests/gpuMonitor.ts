@@ -63,53 +63,6 @@ async function passKernelRequests(page: IJupyterLabPageFixture): Promise<void> {
 }
 
 /**
- * Write a notebook of code cells with a python3 kernel into `folder`, open
- * it, and wait until its kernel has started: its session then has the
- * notebook's path.
- *
- * @returns the notebook's path
- */
-export async function openNotebook(
-  page: IJupyterLabPageFixture,
-  folder: string,
-  name: string,
-  sources: string[]
-): Promise<string> {
-  const notebook = {
-    cells: sources.map(source => ({
-      cell_type: 'code',
-      execution_count: null,
-      metadata: {},
-      outputs: [],
-      source
-    })),
-    metadata: {
-      kernelspec: {
-        name: 'python3',
-        display_name: 'Python 3',
-        language: 'python'
-      }
-    },
-    nbformat: 4,
-    nbformat_minor: 5
-  };
-  const notebookPath = `${folder}/${name}`;
-  await page.contents.uploadContent(
-    JSON.stringify(notebook),
-    'text',
-    notebookPath
-  );
-  await page.notebook.openByPath(notebookPath);
-  await page.notebook.activate(name);
-  await page.waitForFunction(
-    () =>
-      (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session
-        ?.kernel?.status === 'idle'
-  );
-  return notebookPath;
-}
-
-/**
  * A kernel as `GET gpu-monitor/api/kernels` lists it.
  */
 export interface IServerKernel {

@@ -1,12 +1,7 @@
 import { expect } from '@jupyterlab/galata';
 
-import {
-  holdGpuMemory,
-  openNotebook,
-  openPanel,
-  serverKernels,
-  test
-} from './gpuMonitor';
+import { holdGpuMemory, openPanel, serverKernels, test } from './gpuMonitor';
+import { openNotebookWith } from './testKernels';
 
 test.describe('who is using the GPU', () => {
   test('a notebook whose kernel holds GPU memory shows in the panel with its path; the link opens it; shutting it down from the panel frees it', async ({
@@ -15,9 +10,13 @@ test.describe('who is using the GPU', () => {
     tmpPath
   }) => {
     const name = 'holds-the-gpu.ipynb';
-    const notebookPath = await openNotebook(page, tmpPath, name, [
-      'import torch'
-    ]);
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      name,
+      'python3',
+      ['import torch']
+    );
     const kernel = await holdGpuMemory(page, baseURL!, notebookPath);
     // A forgotten notebook: its tab is closed, its kernel still runs.
     await page.notebook.close();
@@ -89,7 +88,9 @@ test.describe('who is using the GPU', () => {
     page,
     tmpPath
   }) => {
-    await openNotebook(page, tmpPath, 'pick-a-gpu.ipynb', ['import torch']);
+    await openNotebookWith(page, tmpPath, 'pick-a-gpu.ipynb', 'python3', [
+      'import torch'
+    ]);
     const panel = await openPanel(page);
 
     await expect(panel).toContainText(
