@@ -3,7 +3,13 @@
  */
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { checkFit, fitText, fitWarning, needText } from '../cells/fit';
+import {
+  checkFit,
+  fitText,
+  fitWarning,
+  gpusVisibleTo,
+  needText
+} from '../cells/fit';
 import {
   cellLineDetails,
   cellLineText,
@@ -305,6 +311,14 @@ describe('the fit check', () => {
     expect(fitText(hidden, trans)).toBe(
       'Its kernel sees 0 GPUs. GPU 1 has room.'
     );
+  });
+
+  it("takes the GPUs the inspector says the notebook's kernel sees, not another notebook's", () => {
+    const seen = { label: 'train.ipynb', indices: [1] };
+
+    expect(gpusVisibleTo('work/train.ipynb', seen)).toEqual([1]);
+    expect(gpusVisibleTo('work/eval.ipynb', seen)).toBeNull();
+    expect(gpusVisibleTo('work/train.ipynb', null)).toBeNull();
   });
 
   it('says a notebook that needed two GPUs does not fit on one', () => {

@@ -4,7 +4,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { freeMemory, selectable } from '../gpu/freeGpu';
 import { kernelHoldings } from '../gpu/processes';
 import { formatMemory } from '../gpu/units';
-import { IGpuSnapshot, INotebookGpuNeed } from '../tokens';
+import { IGpuSnapshot, IKernelGpus, INotebookGpuNeed } from '../tokens';
 
 /**
  * Whether a notebook's recorded need fits on the GPUs its kernel would use
@@ -86,6 +86,20 @@ export function checkFit(
         : { index: shortIndex, freeMiB: room.get(shortIndex)! },
     suggestion: fits || roomy.length < need.gpuCount ? null : roomy
   };
+}
+
+/**
+ * The GPUs a notebook's kernel sees, when the environment inspector says so
+ * for that notebook (it names the notebook by its tab label, the file's
+ * name); null when unknown, which checks against every GPU.
+ */
+export function gpusVisibleTo(
+  path: string,
+  kernelGpus: IKernelGpus | null
+): readonly number[] | null {
+  return kernelGpus !== null && kernelGpus.label === PathExt.basename(path)
+    ? kernelGpus.indices
+    : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import { PathExt } from '@jupyterlab/coreutils';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { checkFit, fitText, needText } from '../cells/fit';
+import { checkFit, fitText, gpusVisibleTo, needText } from '../cells/fit';
 import { useGpusCaption, useGpusLabel } from '../gpu/freeGpu';
 import { IGpuSnapshot, IKernelGpus, INotebookGpuRuns } from '../tokens';
 import { IPanelActions } from './actions';
@@ -24,7 +24,8 @@ export namespace NotebookNeed {
      */
     snapshot: IGpuSnapshot;
     /**
-     * The GPUs the current notebook's kernel can see; null when unknown.
+     * The GPUs the current notebook's kernel can see, as the environment
+     * inspector says; null when unknown.
      */
     kernelGpus: IKernelGpus | null;
     /**
@@ -54,7 +55,7 @@ export function NotebookNeed(
   const fit = checkFit(
     need,
     snapshot,
-    kernelGpus?.indices ?? null,
+    gpusVisibleTo(notebook.path, kernelGpus),
     notebook.kernelId
   );
   const name = PathExt.basename(notebook.path);

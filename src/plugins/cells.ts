@@ -126,13 +126,10 @@ export const cellsPlugin: JupyterFrontEndPlugin<ICellGpuRuns> = {
       if (panel.isDisposed || model.snapshot === null) {
         return;
       }
-      const { checkFit, fitWarning } = await import('../cells/fit');
+      const { checkFit, fitWarning, gpusVisibleTo } =
+        await import('../cells/fit');
       const { useGpusCaption, useGpusLabel } = await import('../gpu/freeGpu');
-      // The GPUs its kernel sees are known only for the current notebook.
-      const visible =
-        tracker.currentWidget === panel
-          ? (model.kernelGpus?.indices ?? null)
-          : null;
+      const visible = gpusVisibleTo(runs.path, model.kernelGpus);
       const fit = checkFit(need, model.snapshot, visible, runs.kernelId);
       if (fit === null || fit.fits) {
         return;
