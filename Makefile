@@ -6,15 +6,17 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install bench
+.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install bench translations
 
 lab: install
 	jupyter lab
 
 install: $(VENV)/.installed
 
-# pip builds the labextension (jlpm install + jlpm build, through hatch-jupyter-builder).
-$(VENV)/.installed: pyproject.toml package.json yarn.lock
+# pip builds the labextension (jlpm install + jlpm build, through hatch-jupyter-builder) and
+# compiles the translation catalogues (hatch_build.py).
+CATALOGUES := $(wildcard jupyter_server_ext/jupyterlab_gpu_monitor/locale/*/LC_MESSAGES/*.po)
+$(VENV)/.installed: pyproject.toml package.json yarn.lock hatch_build.py $(CATALOGUES)
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install -e ".[test]"
@@ -40,19 +42,27 @@ $(KERNEL_ENVS)/torch-cpu/.numpy: $(KERNEL_ENVS)/torch-cpu/.ready
 	$(KERNEL_ENVS)/torch-cpu/bin/pip install numpy
 	touch $@
 
-# Debian's Chromium for the Galata tests (never a browser download), and Debian's Prometheus
-# (with promtool) that the Prometheus tests start on loopback.
+# Debian's Chromium for the Galata tests (never a browser download) with a Chinese font for the
+# zh_CN ones, and Debian's Prometheus (with promtool) that the Prometheus tests start on loopback.
 system-deps:
 	@command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+	@fc-list :lang=zh | grep -q . || { apt-get update && apt-get install -y fonts-wqy-microhei; }
 	@command -v prometheus >/dev/null || { apt-get update && apt-get install -y prometheus; }
 
 test: install system-deps lint test-python test-js check-install test-ui
 
+# Every string of the code in every catalogue, translated (scripts/translations.py check).
 lint: install
 	jlpm lint:check
 	jlpm tsc --noEmit
-	ruff check jupyter_server_ext bench
-	ruff format --check jupyter_server_ext bench
+	ruff check jupyter_server_ext bench scripts hatch_build.py
+	ruff format --check jupyter_server_ext bench scripts hatch_build.py
+	python scripts/translations.py check
+
+# After a change to the strings: the .pot, and each .po merged with it (then translate what is
+# new, and `make install` compiles them).
+translations: install
+	python scripts/translations.py update
 
 test-python: install kernel-envs
 	GPU_MONITOR_KERNEL_ENVS=$(KERNEL_ENVS) python -m pytest

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from tempfile import mkdtemp
 
 from jupyterlab.galata import configure_jupyter_server
 
@@ -22,6 +23,11 @@ configure_jupyter_server(c)  # noqa: F821
 
 # CI runs as root.
 c.ServerApp.allow_root = True  # noqa: F821
+
+# Settings of this server's own, as galata gives it its own workspaces: the language test saves
+# the interface language for real, which must not change the language of the developer's
+# JupyterLab, nor outlive the run if the test fails.
+c.LabApp.user_settings_dir = mkdtemp(prefix="galata-settings-")  # noqa: F821
 
 # Two RTX A5000s with two llama-server processes (driver 590.44, CUDA 13.1). A test switches
 # the GPUs' state by writing FAKE_SMI_* settings as JSON into the control file.

@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from .conda.commands import add_env_commands
+from .conda.commands import add_env_commands, failure_text
 from .conda.discovery import resolve_environment
 from .conda.errors import AmbiguousEnvironment, EnvironmentNotFound
 from .conda.records import packages
@@ -22,6 +22,7 @@ from .gpu.prometheus import selector_matchers
 from .gpu.source import SOURCE_NAMES, make_source
 from .kernel_env import environment_root
 from .probe import probe_interpreter
+from .translation import columns, gettext, join_list, ngettext, pad, pgettext, use_terminal_locale
 
 
 def read_snapshot(args: argparse.Namespace) -> Snapshot:
@@ -51,7 +52,7 @@ def read_snapshot(args: argparse.Namespace) -> Snapshot:
 
 def _number(value: float | None, unit: str = "") -> str:
     if value is None:
-        return "n/a"
+        return gettext("n/a")
     return f"{value:g}{unit}"
 
 
@@ -63,24 +64,33 @@ def _gpu_lines(gpu: Gpu) -> list[str]:
     util = _number(gpu.utilization_gpu, " %")
     if gpu.utilization_gpu is None and "utilization_gpu" in gpu.unavailable:
         util = gpu.unavailable["utilization_gpu"]
-    lines = [
-        f"GPU {gpu.index}  {gpu.name or 'unknown GPU'}  [{gpu.pci_bus_id or 'no bus id'}]",
-        f"    utilisation {util}   memory {_pair(gpu.memory_used_mib, gpu.memory_total_mib, 'MiB')}"
-        f"   temperature {_number(gpu.temperature_c, ' °C')}"
-        f"   power {_pair(gpu.power_draw_w, gpu.power_limit_w, 'W')}"
-        f"   fan {_number(gpu.fan_speed_pct, ' %')}",
-    ]
+    name = gpu.name or gettext("unknown GPU")
+    bus = gpu.pci_bus_id or gettext("no bus id")
+    readings = gettext(
+        "utilisation {utilization}   memory {memory}   temperature {temperature}   "
+        "power {power}   fan {fan}"
+    ).format(
+        utilization=util,
+        memory=_pair(gpu.memory_used_mib, gpu.memory_total_mib, "MiB"),
+        temperature=_number(gpu.temperature_c, " °C"),
+        power=_pair(gpu.power_draw_w, gpu.power_limit_w, "W"),
+        fan=_number(gpu.fan_speed_pct, " %"),
+    )
+    lines = [f"GPU {gpu.index}  {name}  [{bus}]", f"    {readings}"]
     if gpu.error is not None:
-        lines.append(f"    error: {gpu.error.message}")
+        lines.append("    " + gettext("error: {message}").format(message=gpu.error.message))
     for device in gpu.mig_devices:
-        instance = (
-            f"GPU instance {_number(device.gpu_instance_id)}, "
-            f"compute instance {_number(device.compute_instance_id)}"
+        instance = gettext("GPU instance {gpu_instance}, compute instance {compute_instance}")
+        mig = gettext("MIG {index} {profile} ({instance})  memory {memory}").format(
+            index=device.index,
+            profile=device.profile or "",
+            instance=instance.format(
+                gpu_instance=_number(device.gpu_instance_id),
+                compute_instance=_number(device.compute_instance_id),
+            ),
+            memory=_pair(device.memory_used_mib, device.memory_total_mib, "MiB"),
         )
-        lines.append(
-            f"    MIG {device.index} {device.profile or ''} ({instance})"
-            f"  memory {_pair(device.memory_used_mib, device.memory_total_mib, 'MiB')}"
-        )
+        lines.append(f"    {mig}")
     for process in gpu.processes:
         memory = _number(process.used_memory_mib, " MiB")
         kind = process.type or "?"
@@ -93,9 +103,19 @@ def format_table(snapshot: Snapshot) -> str:
     lines = []
     for gpu in snapshot.gpus:
         lines.extend(_gpu_lines(gpu))
+    count = len(snapshot.gpus)
+    footer = ngettext(
+        "driver {driver} · CUDA {cuda} · source {source} · {count} GPU",
+        "driver {driver} · CUDA {cuda} · source {source} · {count} GPUs",
+        count,
+    )
     lines.append(
-        f"driver {snapshot.driver_version or 'n/a'} · CUDA {snapshot.cuda_version or 'n/a'}"
-        f" · source {snapshot.source or 'none'} · {len(snapshot.gpus)} GPU(s)"
+        footer.format(
+            driver=snapshot.driver_version or gettext("n/a"),
+            cuda=snapshot.cuda_version or gettext("n/a"),
+            source=snapshot.source or gettext("none"),
+            count=count,
+        )
     )
     return "\n".join(lines)
 
@@ -111,60 +131,69 @@ def _selector(text: str) -> str:
 def _add_source_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--source", choices=SOURCE_NAMES, default="auto")
     command.add_argument(
-        "--nvidia-smi", default="nvidia-smi", metavar="PATH", help="nvidia-smi to run"
+        "--nvidia-smi", default="nvidia-smi", metavar="PATH", help=gettext("nvidia-smi to run")
     )
     command.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
     command.add_argument(
-        "--prometheus-url", default="", metavar="URL", help="with --source prometheus"
+        "--prometheus-url", default="", metavar="URL", help=gettext("with --source prometheus")
     )
     command.add_argument(
         "--prometheus-selector",
         default="",
         type=_selector,
         metavar="SELECTOR",
-        help='with --source prometheus: e.g. {Hostname="node-7"}',
+        help=gettext("with --source prometheus: e.g. {selector}").format(
+            selector='{Hostname="node-7"}'
+        ),
     )
     command.add_argument(
         "--prometheus-bearer-token-file",
         default="",
         metavar="FILE",
-        help="with --source prometheus: a file holding a bearer token",
+        help=gettext("with --source prometheus: a file holding a bearer token"),
     )
     command.add_argument(
         "--from",
         dest="from_file",
         metavar="FILE",
-        help="parse a saved `nvidia-smi -q -x`, `-L`, or `--query-gpu`/`--query-compute-apps` CSV",
+        help=gettext(
+            "parse a saved `nvidia-smi -q -x`, `-L`, or `--query-gpu`/`--query-compute-apps` CSV"
+        ),
     )
     command.add_argument(
-        "--fields", help="with --from: the --query-gpu field list of a CSV saved with noheader"
+        "--fields",
+        help=gettext("with --from: the --query-gpu field list of a CSV saved with noheader"),
     )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-gpu-monitor",
-        description="GPU readings as the JupyterLab GPU monitor sees them.",
+        description=gettext("GPU readings as the JupyterLab GPU monitor sees them."),
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    snapshot = commands.add_parser("snapshot", help="print one snapshot of every GPU")
+    snapshot = commands.add_parser("snapshot", help=gettext("print one snapshot of every GPU"))
     snapshot.set_defaults(run=run_snapshot)
-    snapshot.add_argument("--json", action="store_true", help="print the REST API's JSON")
+    snapshot.add_argument("--json", action="store_true", help=gettext("print the REST API's JSON"))
     _add_source_options(snapshot)
     doctor = commands.add_parser(
-        "doctor", help="diagnose an environment: can it use the GPUs, and what fixes it"
+        "doctor", help=gettext("diagnose an environment: can it use the GPUs, and what fixes it")
     )
     doctor.set_defaults(run=run_doctor)
     doctor.add_argument(
         "--env",
         metavar="ENV",
-        help="the environment to check: a name or id from `envs`, or a prefix (default: this "
-        "Python's)",
+        help=gettext(
+            "the environment to check: a name or id from `envs`, or a prefix (default: this "
+            "Python's)"
+        ),
     )
     doctor.add_argument(
-        "--shallow", action="store_true", help="do not import torch to ask it about CUDA"
+        "--shallow", action="store_true", help=gettext("do not import torch to ask it about CUDA")
     )
-    doctor.add_argument("--json", action="store_true", help="print the facts and findings as JSON")
+    doctor.add_argument(
+        "--json", action="store_true", help=gettext("print the facts and findings as JSON")
+    )
     _add_source_options(doctor)
     add_env_commands(commands)
     return parser
@@ -179,7 +208,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
         print(format_table(snapshot))
     failures = [snapshot.error] if snapshot.error else [g.error for g in snapshot.gpus if g.error]
     for failure in failures:
-        print(f"error ({failure.kind}): {failure.message}\nhint: {failure.hint}", file=sys.stderr)
+        print(failure_text(failure.kind, failure.message, failure.hint), file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -199,30 +228,40 @@ def _doctor_interpreter(args: argparse.Namespace) -> str:
     for candidate in (prefix / "bin" / "python", prefix / "python.exe"):
         if candidate.exists():
             return str(candidate)
-    raise SystemExit(f"jupyter-gpu-monitor doctor: no Python in {prefix}")
+    message = gettext("no Python in {prefix}").format(prefix=prefix)
+    raise SystemExit(f"jupyter-gpu-monitor doctor: {message}")
 
 
 def _doctor_summary(python: str, probe: dict, snapshot: Snapshot) -> list[str]:
     prefix, kind = environment_root(python)
     torch = probe.get("torch") or {}
-    torch_line = f"torch {probe['packages'].get('torch') or 'not installed'}"
+    torch_line = f"torch {probe['packages'].get('torch') or gettext('not installed')}"
     if torch:
-        usable = "yes" if torch.get("cuda_available") else "no"
-        torch_line += f", CUDA build {torch.get('cuda') or 'none'}, CUDA usable: {usable}"
+        usable = gettext("yes") if torch.get("cuda_available") else gettext("no")
+        torch_line = gettext("{torch}, CUDA build {cuda}, CUDA usable: {usable}").format(
+            torch=torch_line, cuda=torch.get("cuda") or gettext("none"), usable=usable
+        )
     if snapshot.error is not None:
-        gpus = f"GPUs: none readable ({snapshot.error.message})"
+        gpus = gettext("GPUs: none readable ({error})").format(error=snapshot.error.message)
     else:
-        names = ", ".join(gpu.name or "unknown GPU" for gpu in snapshot.gpus) or "none"
-        gpus = (
-            f"GPUs: {names}; driver {snapshot.driver_version or 'n/a'},"
-            f" CUDA {snapshot.cuda_version or 'n/a'}"
+        names = join_list(gpu.name or gettext("unknown GPU") for gpu in snapshot.gpus)
+        gpus = gettext("GPUs: {names}; driver {driver}, CUDA {cuda}").format(
+            names=names or gettext("none"),
+            driver=snapshot.driver_version or gettext("n/a"),
+            cuda=snapshot.cuda_version or gettext("n/a"),
         )
     visible = probe.get("cuda_visible_devices")
+    python_line = gettext("Python {version} at {executable} ({kind} {prefix})").format(
+        version=probe["python_version"],
+        executable=probe["executable"],
+        kind=kind or gettext("unknown"),
+        prefix=prefix,
+    )
     return [
-        f"Python {probe['python_version']} at {probe['executable']} ({kind or 'unknown'} {prefix})",
+        python_line,
         torch_line,
         gpus,
-        f"CUDA_VISIBLE_DEVICES: {'(unset)' if visible is None else repr(visible)}",
+        "CUDA_VISIBLE_DEVICES: " + (gettext("(unset)") if visible is None else repr(visible)),
     ]
 
 
@@ -242,16 +281,24 @@ def run_doctor(args: argparse.Namespace) -> int:
         print(json.dumps(report, default=lambda finding: finding.to_json(), indent=2))
     else:
         print("\n".join(_doctor_summary(python, probe, snapshot)))
+        labels = {
+            "error": pgettext("severity", "ERROR"),
+            "warning": pgettext("severity", "WARNING"),
+            "info": pgettext("severity", "INFO"),
+        }
+        indent = max(8, *(columns(label) + 1 for label in labels.values()))
         for finding in findings:
-            print(f"\n{finding.severity.upper():8}{finding.title}")
-            print(f"{'':8}{finding.evidence}\n{'':8}fix: {finding.fix}")
+            print(f"\n{pad(labels[finding.severity], indent)}{finding.title}")
+            print(" " * indent + finding.evidence)
+            print(" " * indent + gettext("fix: {fix}").format(fix=finding.fix))
         if not findings:
-            print("\nNo problems found.")
+            print("\n" + gettext("No problems found."))
     return 1 if any(finding.severity == "error" for finding in findings) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status."""
+    use_terminal_locale()
     args = _parser().parse_args(argv)
     return args.run(args)
 

@@ -16,6 +16,7 @@ from .conda.records import conda_and_pip
 from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
 from .gpu.model import Snapshot
 from .kernel_env import KernelProcessFacts, environment_root
+from .translation import gettext, join_list, ngettext
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 # Driver states in which CUDA cannot work at all.
@@ -111,10 +112,17 @@ def _conda_env(facts: Facts) -> bool:
 def _driver(facts: Facts) -> str:
     snapshot = facts.snapshot
     gpus = _gpus(snapshot)
-    names = ", ".join(sorted({gpu.name or "unknown GPU" for gpu in gpus}))
-    return (
-        f"{len(gpus)} GPU(s) ({names}), driver {snapshot.driver_version or 'unknown'}"
-        f" (supports CUDA {snapshot.cuda_version or 'unknown'})"
+    names = join_list(sorted({gpu.name or gettext("unknown GPU") for gpu in gpus}))
+    unknown = gettext("unknown")
+    return ngettext(
+        "{count} GPU ({names}), driver {driver} (supports CUDA {cuda})",
+        "{count} GPUs ({names}), driver {driver} (supports CUDA {cuda})",
+        len(gpus),
+    ).format(
+        count=len(gpus),
+        names=names,
+        driver=snapshot.driver_version or unknown,
+        cuda=snapshot.cuda_version or unknown,
     )
 
 
@@ -126,8 +134,10 @@ def cpu_only_torch(facts: Facts) -> Iterable[Finding]:
     yield Finding(
         id="cpu-only-torch",
         severity="error",
-        title="PyTorch is a CPU-only build, but this machine has GPUs",
-        evidence=f"torch {_torch_version(facts)} has no CUDA build; {_driver(facts)}",
+        title=gettext("PyTorch is a CPU-only build, but this machine has GPUs"),
+        evidence=gettext("torch {version} has no CUDA build; {driver}").format(
+            version=_torch_version(facts), driver=_driver(facts)
+        ),
         fix=pytorch_install_command(facts.snapshot.cuda_version, _conda_env(facts)),
     )
 
@@ -140,11 +150,10 @@ def torch_import_fails(facts: Facts) -> Iterable[Finding]:
     yield Finding(
         id="torch-import-fails",
         severity="error",
-        title="PyTorch is installed but cannot be imported",
+        title=gettext("PyTorch is installed but cannot be imported"),
         evidence=f"import torch: {torch['import_error']}",
-        fix=(
-            "Reinstall it in this environment: "
-            + pytorch_install_command(
+        fix=gettext("Reinstall it in this environment: {command}").format(
+            command=pytorch_install_command(
                 facts.snapshot.cuda_version if facts.snapshot else None, _conda_env(facts)
             )
         ),
@@ -159,18 +168,22 @@ def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
         return
     runs = driver_runs(snapshot.driver_version, cuda)
     driver_cuda = snapshot.cuda_version
-    fix = (
-        f"Upgrade the NVIDIA driver to {minimum_driver(cuda)} or newer, or install the torch "
-        f"build for this driver: {pytorch_install_command(driver_cuda, _conda_env(facts))}"
+    fix = gettext(
+        "Upgrade the NVIDIA driver to {driver} or newer, or install the torch build for this "
+        "driver: {command}"
+    ).format(
+        driver=minimum_driver(cuda),
+        command=pytorch_install_command(driver_cuda, _conda_env(facts)),
     )
     if runs is False:
         yield Finding(
             id="torch-cuda-newer-than-driver",
             severity="error",
-            title=f"PyTorch is built for CUDA {cuda}, which this driver cannot run",
-            evidence=(
-                f"torch {_torch_version(facts)} needs driver {minimum_driver(cuda)} or newer; "
-                f"{_driver(facts)}"
+            title=gettext("PyTorch is built for CUDA {cuda}, which this driver cannot run").format(
+                cuda=cuda
+            ),
+            evidence=gettext("torch {version} needs driver {driver} or newer; {gpus}").format(
+                version=_torch_version(facts), driver=minimum_driver(cuda), gpus=_driver(facts)
             ),
             fix=fix,
         )
@@ -178,11 +191,13 @@ def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
         yield Finding(
             id="torch-cuda-newer-than-driver",
             severity="warning",
-            title=f"PyTorch is built for CUDA {cuda}, newer than the driver's CUDA {driver_cuda}",
-            evidence=(
-                f"It runs through CUDA minor version compatibility, without the features that "
-                f"need a newer driver (PTX JIT of newer kernels fails); {_driver(facts)}"
-            ),
+            title=gettext(
+                "PyTorch is built for CUDA {cuda}, newer than the driver's CUDA {driver_cuda}"
+            ).format(cuda=cuda, driver_cuda=driver_cuda),
+            evidence=gettext(
+                "It runs through CUDA minor version compatibility, without the features that "
+                "need a newer driver (PTX JIT of newer kernels fails); {gpus}"
+            ).format(gpus=_driver(facts)),
             fix=fix,
         )
 
@@ -219,14 +234,14 @@ def hidden_gpus(facts: Facts) -> Iterable[Finding]:
         valid.append(entry)
     all_indices = ",".join(str(gpu.index) for gpu in gpus)
     fix = (
-        f'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "{",".join(valid) or all_indices}"  '
-        "# then restart the kernel: CUDA reads it once, when it starts"
+        f'import os; os.environ["CUDA_VISIBLE_DEVICES"] = "{",".join(valid) or all_indices}"  # '
+        + gettext("then restart the kernel: CUDA reads it once, when it starts")
     )
     if not valid:
         yield Finding(
             id="cuda-visible-devices-hides-all",
             severity="error",
-            title="CUDA_VISIBLE_DEVICES hides every GPU from this kernel",
+            title=gettext("CUDA_VISIBLE_DEVICES hides every GPU from this kernel"),
             evidence=f'CUDA_VISIBLE_DEVICES="{value}"; {_driver(facts)}',
             fix=fix,
         )
@@ -235,11 +250,13 @@ def hidden_gpus(facts: Facts) -> Iterable[Finding]:
         yield Finding(
             id="cuda-visible-devices-unknown-gpu",
             severity="warning",
-            title=f'CUDA_VISIBLE_DEVICES names "{bad}", which is not a GPU here',
-            evidence=(
-                f'CUDA_VISIBLE_DEVICES="{value}": CUDA ignores "{bad}" and everything after it, '
-                f"so this kernel sees only {','.join(valid)}; {_driver(facts)}"
+            title=gettext('CUDA_VISIBLE_DEVICES names "{entry}", which is not a GPU here').format(
+                entry=bad
             ),
+            evidence=gettext(
+                'CUDA_VISIBLE_DEVICES="{value}": CUDA ignores "{entry}" and everything after it, '
+                "so this kernel sees only {visible}; {gpus}"
+            ).format(value=value, entry=bad, visible=",".join(valid), gpus=_driver(facts)),
             fix=fix,
         )
 
@@ -261,25 +278,36 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
         yield Finding(
             id="kernel-not-in-recorded-environment",
             severity="warning",
-            title="This kernel runs in another environment than the notebook recorded",
-            evidence=f"recorded: {facts.expected_prefix}; running: {running}",
-            fix=(
-                f"Switch to the kernel of {facts.expected_prefix} (Kernel > Change Kernel), or "
-                f'register it: "{facts.expected_prefix}/bin/python" -m ipykernel install --user '
-                "--name <name>"
+            title=gettext("This kernel runs in another environment than the notebook recorded"),
+            evidence=gettext("recorded: {recorded}; running: {running}").format(
+                recorded=facts.expected_prefix, running=running
+            ),
+            fix=gettext(
+                "Switch to the kernel of {prefix} (Kernel > Change Kernel), or register it: "
+                "{command}"
+            ).format(
+                prefix=facts.expected_prefix,
+                command=f'"{facts.expected_prefix}/bin/python" -m ipykernel install --user '
+                "--name <name>",
             ),
         )
     interpreter = facts.kernelspec_interpreter
     if not interpreter:
         return
-    spec = facts.kernelspec_name or "this kernel"
+    spec = facts.kernelspec_name or gettext("this kernel")
     if "/" not in interpreter and "\\" not in interpreter:
         yield Finding(
             id="kernelspec-depends-on-path",
             severity="info",
-            title=f'The kernelspec "{spec}" launches whatever "{interpreter}" is first on PATH',
-            evidence=f"it started {running}; another PATH starts another environment",
-            fix=f"Register the kernel with its full interpreter path: {install}",
+            title=gettext(
+                'The kernelspec "{spec}" launches whatever "{interpreter}" is first on PATH'
+            ).format(spec=spec, interpreter=interpreter),
+            evidence=gettext(
+                "it started {running}; another PATH starts another environment"
+            ).format(running=running),
+            fix=gettext("Register the kernel with its full interpreter path: {command}").format(
+                command=install
+            ),
         )
         return
     expected, _ = environment_root(interpreter)
@@ -287,9 +315,15 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
         yield Finding(
             id="kernel-not-in-kernelspec-environment",
             severity="warning",
-            title=f'The kernel "{spec}" does not run in the environment its kernelspec names',
-            evidence=f"kernelspec: {interpreter}; running: {running}",
-            fix=f"Re-register the kernel from the environment it should use: {install}",
+            title=gettext(
+                'The kernel "{spec}" does not run in the environment its kernelspec names'
+            ).format(spec=spec),
+            evidence=gettext("kernelspec: {interpreter}; running: {running}").format(
+                interpreter=interpreter, running=running
+            ),
+            fix=gettext(
+                "Re-register the kernel from the environment it should use: {command}"
+            ).format(command=install),
         )
 
 
@@ -298,8 +332,10 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
     pairs = conda_and_pip(facts.packages or [])
     if not pairs:
         return
-    described = ", ".join(
-        f"{conda.name} {conda.version} (conda) and {pip.name} {pip.version} (pip)"
+    described = join_list(
+        gettext("{conda} (conda) and {pip} (pip)").format(
+            conda=f"{conda.name} {conda.version}", pip=f"{pip.name} {pip.version}"
+        )
         for conda, pip in pairs
     )
     pip_names = " ".join(pip.name for _, pip in pairs)
@@ -307,11 +343,13 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
     yield Finding(
         id="conda-and-pip-duplicate",
         severity="warning",
-        title=f"Installed by both conda and pip: {', '.join(pip.name for _, pip in pairs)}",
-        evidence=(
-            f"{described}: pip's files replaced conda's, so what imports depends on install "
-            "order and conda no longer knows what is there"
+        title=gettext("Installed by both conda and pip: {names}").format(
+            names=join_list(pip.name for _, pip in pairs)
         ),
+        evidence=gettext(
+            "{packages}: pip's files replaced conda's, so what imports depends on install "
+            "order and conda no longer knows what is there"
+        ).format(packages=described),
         fix=f"pip uninstall -y {pip_names} && conda install --force-reinstall {conda_names}",
     )
 
@@ -324,12 +362,16 @@ def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:
     is_cuda, cuda = torch_cuda_build(facts)
     if not is_cuda and _visible_devices(facts) is None:
         return
-    expects = f"torch is built for CUDA {cuda}" if is_cuda else "CUDA_VISIBLE_DEVICES is set"
+    evidence = (
+        gettext("torch is built for CUDA {cuda}; nvidia-smi: {error}")
+        if is_cuda
+        else gettext("CUDA_VISIBLE_DEVICES is set; nvidia-smi: {error}")
+    )
     yield Finding(
         id="driver-failure",
         severity="error",
-        title="This kernel expects CUDA, but the NVIDIA driver is not working",
-        evidence=f"{expects}; nvidia-smi: {snapshot.error.message}",
+        title=gettext("This kernel expects CUDA, but the NVIDIA driver is not working"),
+        evidence=evidence.format(cuda=cuda, error=snapshot.error.message),
         fix=snapshot.error.hint,
     )
 
@@ -343,15 +385,19 @@ def idle_while_holding_memory(facts: Facts) -> Iterable[Finding]:
         yield Finding(
             id="gpu-idle-while-holding-memory",
             severity="warning",
-            title=f"GPU {index} is mostly idle while this kernel holds {held / 1024:.1f} GiB on it",
-            evidence=(
-                f"mean utilisation {utilization:.0f} % over the last "
-                f"{facts.utilization_minutes:g} minutes; the GPU is waiting for data"
-            ),
-            fix=(
-                "Feed it faster: DataLoader(dataset, batch_size=..., num_workers=os.cpu_count() "
-                "// 2, pin_memory=True, persistent_workers=True, prefetch_factor=4); or free the "
-                "memory if the work is done (del model; torch.cuda.empty_cache())"
+            title=gettext(
+                "GPU {index} is mostly idle while this kernel holds {memory} GiB on it"
+            ).format(index=index, memory=f"{held / 1024:.1f}"),
+            evidence=gettext(
+                "mean utilisation {utilization} % over the last {minutes} minutes; the GPU is "
+                "waiting for data"
+            ).format(utilization=f"{utilization:.0f}", minutes=f"{facts.utilization_minutes:g}"),
+            fix=gettext(
+                "Feed it faster: {loader}; or free the memory if the work is done ({free})"
+            ).format(
+                loader="DataLoader(dataset, batch_size=..., num_workers=os.cpu_count() // 2, "
+                "pin_memory=True, persistent_workers=True, prefetch_factor=4)",
+                free="del model; torch.cuda.empty_cache()",
             ),
         )
 
@@ -364,12 +410,14 @@ def old_python(facts: Facts) -> Iterable[Finding]:
     yield Finding(
         id="python-older-than-3.11",
         severity="info",
-        title=f"Python {version} is older than 3.11",
-        evidence=(
+        title=gettext("Python {version} is older than 3.11").format(version=version),
+        evidence=gettext(
             "Python 3.11 runs pure-Python code 10-60 % faster (the specialising interpreter of "
             "PEP 659), and new releases of NumPy, pandas and PyTorch drop old Pythons first"
         ),
-        fix="conda create -n <name> python=3.12  (or: uv venv --python 3.12), then reinstall",
+        fix=gettext("{create} (or: {uv}), then reinstall").format(
+            create="conda create -n <name> python=3.12", uv="uv venv --python 3.12"
+        ),
     )
 
 

@@ -10,6 +10,7 @@ from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernels import KernelJoin
 from .routes import setup_route_handlers
+from .translation import use_server_locale
 
 
 class GpuMonitorExtension(ExtensionApp):
@@ -22,7 +23,9 @@ class GpuMonitorExtension(ExtensionApp):
     name = "jupyterlab_gpu_monitor"
 
     def initialize_handlers(self) -> None:
-        """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``."""
+        """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``; speak the
+        language the frontend asks for (messages, findings, our settings schemas)."""
+        use_server_locale()
         config = GpuMonitor(parent=self.serverapp)
         source = make_source(
             config.source,

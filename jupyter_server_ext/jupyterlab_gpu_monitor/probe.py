@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from .subprocesses import CommandTimeout, run_command
+from .translation import gettext
 
 # Distributions whose versions the probe reports (from importlib.metadata, never by import).
 DEFAULT_PACKAGES = (
@@ -118,11 +119,13 @@ async def probe_interpreter(python: str, deep: bool = True, timeout_seconds: flo
     try:
         finished = await run_command([python, "-c", script(deep=deep)], timeout_seconds)
     except OSError as error:
-        raise RuntimeError(f"cannot run {python}: {error.strerror}") from None
+        message = gettext("cannot run {python}: {error}")
+        raise RuntimeError(message.format(python=python, error=error.strerror)) from None
     except CommandTimeout:
-        raise RuntimeError(f"{python} did not answer within {timeout_seconds:g} s") from None
+        message = gettext("{python} did not answer within {seconds} s")
+        raise RuntimeError(message.format(python=python, seconds=f"{timeout_seconds:g}")) from None
     if finished.returncode != 0:
         last = finished.stderr.strip().splitlines()[-1:] or ["no output"]
-        raise RuntimeError(f"{python} failed: {last[0]}")
+        raise RuntimeError(gettext("{python} failed: {error}").format(python=python, error=last[0]))
     # The last line: a deep check may print warnings of torch's before it.
     return json.loads(finished.stdout.strip().splitlines()[-1])

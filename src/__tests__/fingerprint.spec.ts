@@ -156,7 +156,9 @@ describe('diffFingerprint', () => {
 
 describe('driftFindings', () => {
   const recorded = torchCpuFingerprint();
-  const date = new Date(recorded.recorded).toLocaleDateString();
+  const date = new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(
+    new Date(recorded.recorded)
+  );
 
   it('tells what changed since when, with the command that pins it back', () => {
     const [numpy, torch] = driftFindings(
@@ -178,6 +180,27 @@ describe('driftFindings', () => {
     expect(torch.fix).toBe(
       'pip install "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'
     );
+  });
+
+  it("writes the date as the interface's language does", () => {
+    document.documentElement.lang = 'zh-CN';
+    try {
+      const [python] = driftFindings(
+        [
+          {
+            kind: 'python',
+            recorded: 'CPython 3.11.7',
+            current: 'CPython 3.12.1'
+          }
+        ],
+        recorded,
+        trans,
+        new Set()
+      );
+      expect(python.evidence).toMatch(/ on 2026年11月\d+日;/);
+    } finally {
+      document.documentElement.lang = '';
+    }
   });
 
   it('pins with conda what conda installed, and removes what was not there', () => {

@@ -1,4 +1,10 @@
 import { NotebookModel } from '@jupyterlab/notebook';
+import {
+  Gettext,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
+import { spawnSync } from 'child_process';
 
 import { CELL_METADATA_KEY, findSeedCells, upsertSeedCell } from '../seed/cell';
 import {
@@ -8,6 +14,8 @@ import {
   seedCellSource
 } from '../seed/generator';
 import { probeOf, probeReplies } from './envPayloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
  * Every set of frameworks, from none to all four.
@@ -74,7 +82,7 @@ describe('seedCellSource', () => {
     )
   )('for %s', (_, frameworks) => {
     it.each([false, true])('seeds each framework, strict %p', strict => {
-      const source = seedCellSource({ seed: 1234, strict, frameworks });
+      const source = seedCellSource({ seed: 1234, strict, frameworks }, trans);
       const lines = statements(source);
       expect(lines).toContain('SEED = 1234');
       expect(lines).toContain(`STRICT = ${strict ? 'True' : 'False'}`);
@@ -97,7 +105,10 @@ describe('seedCellSource', () => {
     });
 
     it('prints its audit last, one line per framework', () => {
-      const source = seedCellSource({ seed: 0, strict: false, frameworks });
+      const source = seedCellSource(
+        { seed: 0, strict: false, frameworks },
+        trans
+      );
       const lines = statements(source);
       const audit = lines.slice(
         lines.findIndex(line => line.startsWith('print('))
@@ -116,7 +127,7 @@ describe('seedCellSource', () => {
 
   it('sets CUBLAS_WORKSPACE_CONFIG before torch can initialise CUDA', () => {
     const lines = statements(
-      seedCellSource({ seed: 1, strict: true, frameworks: ['torch'] })
+      seedCellSource({ seed: 1, strict: true, frameworks: ['torch'] }, trans)
     );
     const set = lines.indexOf(
       'os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"'
@@ -130,24 +141,74 @@ describe('seedCellSource', () => {
   });
 
   it('seeds numpy in DataLoader workers only when numpy is there', () => {
-    const withNumpy = seedCellSource({
-      seed: 1,
-      strict: false,
-      frameworks: ['numpy', 'torch']
-    });
-    const withoutNumpy = seedCellSource({
-      seed: 1,
-      strict: false,
-      frameworks: ['torch']
-    });
+    const withNumpy = seedCellSource(
+      {
+        seed: 1,
+        strict: false,
+        frameworks: ['numpy', 'torch']
+      },
+      trans
+    );
+    const withoutNumpy = seedCellSource(
+      {
+        seed: 1,
+        strict: false,
+        frameworks: ['torch']
+      },
+      trans
+    );
     expect(withNumpy).toContain('    np.random.seed(worker_seed)');
     expect(withoutNumpy).not.toContain('np.');
   });
 
   it.each([-1, 2 ** 32, 1.5, NaN])('refuses the seed %p', seed => {
     expect(() =>
-      seedCellSource({ seed, strict: false, frameworks: [] })
+      seedCellSource({ seed, strict: false, frameworks: [] }, trans)
     ).toThrow(RangeError);
+  });
+});
+
+describe('seedCellSource in another language', () => {
+  /**
+   * A bundle whose every translation has quotes, braces, a backslash and
+   * Chinese in it: what a translation may hold, that the cell must escape.
+   */
+  const awkward = {
+    ...trans,
+    __: (msgid: string, ...args: unknown[]) =>
+      Gettext.strfmt(`「${msgid}」 "引号" {花括号} \\ '单引号'`, ...args)
+  } as TranslationBundle;
+
+  it.each([false, true])(
+    'writes its comments and audit in it, as valid Python (strict %p)',
+    strict => {
+      const source = seedCellSource(
+        { seed: 7, strict, frameworks: [...FRAMEWORKS] },
+        awkward
+      );
+      expect(source).toContain(
+        '# 「Reproducibility cell (jupyterlab-gpu-monitor)'
+      );
+      expect(source).toContain('「Reproducibility: seed {SEED}」');
+      const parsed = spawnSync(
+        'python3',
+        ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'],
+        { input: source, encoding: 'utf-8' }
+      );
+      expect(parsed.stderr).toBe('');
+      expect(parsed.status).toBe(0);
+    }
+  );
+
+  it('prints what it set in that language', () => {
+    const source = seedCellSource(
+      { seed: 7, strict: false, frameworks: [] },
+      awkward
+    );
+    const run = spawnSync('python3', ['-c', source], { encoding: 'utf-8' });
+    expect(run.stdout.split('\n')[0]).toBe(
+      '「Reproducibility: seed 7」 "引号" {花括号} \\ \'单引号\''
+    );
   });
 });
 

@@ -3,7 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { freeMemory, selectable } from '../gpu/freeGpu';
 import { kernelHoldings } from '../gpu/processes';
-import { formatMemory } from '../gpu/units';
+import { formatList, formatMemory, formatSentences } from '../gpu/units';
 import { IGpuSnapshot, IKernelGpus, INotebookGpuNeed } from '../tokens';
 
 /**
@@ -127,7 +127,7 @@ export function fitText(fit: IGpuFit, trans: TranslationBundle): string {
       'It fits on GPU %2.',
       'It fits on GPUs %2.',
       fit.chosen.length,
-      fit.chosen.join(', ')
+      formatList(fit.chosen.map(String), trans)
     );
   }
   const problem =
@@ -149,9 +149,9 @@ export function fitText(fit: IGpuFit, trans: TranslationBundle): string {
           'GPU %2 has room.',
           'GPUs %2 have room.',
           fit.suggestion.length,
-          fit.suggestion.join(', ')
+          formatList(fit.suggestion.map(String), trans)
         );
-  return `${problem} ${remedy}`;
+  return formatSentences(problem, remedy, trans);
 }
 
 /**

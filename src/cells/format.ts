@@ -1,7 +1,12 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { ITimeBand } from '../gpu/charts';
-import { formatDuration, formatMemory, formatPercent } from '../gpu/units';
+import {
+  formatDuration,
+  formatList,
+  formatMemory,
+  formatPercent
+} from '../gpu/units';
 import { ICellRun, ISpanFigures } from '../tokens';
 
 /**
@@ -39,7 +44,13 @@ export function cellLineText(
     return null;
   }
   const parts = [
-    trans.__('GPU %1', figures.gpus.map(gpu => gpu.index).join(', ')),
+    trans.__(
+      'GPU %1',
+      formatList(
+        figures.gpus.map(gpu => String(gpu.index)),
+        trans
+      )
+    ),
     trans.__('peak %1', formatMemory(figures.peak_memory_mib, trans))
   ];
   if (figures.mean_utilization !== null) {
@@ -80,7 +91,7 @@ export function cellLineDetails(
       const name = gpu.name
         ? trans.__('GPU %1 (%2)', gpu.index, gpu.name)
         : trans.__('GPU %1', gpu.index);
-      return `${name}: ${parts.join(', ')}`;
+      return trans.__('%1: %2', name, formatList(parts, trans));
     })
     .join('\n');
 }

@@ -1,7 +1,9 @@
+import { Time } from '@jupyterlab/coreutils';
 import { TranslationBundle } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
+import { formatList } from '../gpu/units';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
 import { CommandButton } from './CommandButton';
 
@@ -56,7 +58,7 @@ export function FingerprintSection(
         <>
           <dl className="jp-GpuMonitor-facts jp-GpuMonitor-envFacts">
             <dt>{trans.__('Recorded')}</dt>
-            <dd>{new Date(fingerprint.recorded).toLocaleString()}</dd>
+            <dd>{Time.format(fingerprint.recorded)}</dd>
             <dt>{trans.__('Environment')}</dt>
             <dd
               className="jp-GpuMonitor-path"
@@ -70,9 +72,10 @@ export function FingerprintSection(
             <dd>
               {installed.length === 0
                 ? trans.__('none of the key packages')
-                : installed
-                    .map(([name, version]) => `${name} ${version}`)
-                    .join(', ')}
+                : formatList(
+                    installed.map(([name, version]) => `${name} ${version}`),
+                    trans
+                  )}
             </dd>
             {fingerprint.torch_cuda && (
               <>
@@ -90,7 +93,8 @@ export function FingerprintSection(
                 <dd>
                   {trans.__(
                     '%1; driver %2, CUDA %3',
-                    fingerprint.gpus.names.join(', ') || trans.__('none'),
+                    formatList(fingerprint.gpus.names, trans) ||
+                      trans.__('none'),
                     fingerprint.gpus.driver_version ?? '?',
                     fingerprint.gpus.cuda_version ?? '?'
                   )}

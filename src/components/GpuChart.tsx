@@ -112,7 +112,11 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         label={
           runs === 0
             ? readings
-            : `${readings}, ${trans._n('%1 cell run shaded', '%1 cell runs shaded', runs)}`
+            : trans.__(
+                '%1, %2',
+                readings,
+                trans._n('%1 cell run shaded', '%1 cell runs shaded', runs)
+              )
         }
         bands={props.bands}
         onBandHover={setBand}

@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { glanceAt } from '../env/glance';
+import { formatList, formatSentences } from '../gpu/units';
 import { IEnvironmentInspector, IGpuSnapshot } from '../tokens';
 
 /**
@@ -143,7 +144,11 @@ namespace Private {
           "This kernel's language has no in-kernel probe; showing what the server sees."
         );
       case 'timeout':
-        return `${inspector.error} ${trans.__('Showing what the server sees.')}`;
+        return formatSentences(
+          inspector.error ?? '',
+          trans.__('Showing what the server sees.'),
+          trans
+        );
       case 'failed':
         return inspector.error ?? '';
     }
@@ -213,6 +218,6 @@ namespace Private {
       const gpu = snapshot?.gpus.find(candidate => candidate.index === index);
       return trans.__('GPU %1 %2', index, gpu?.name ?? '').trim();
     });
-    return `${names.join(', ')} (${setting})`;
+    return trans.__('%1 (%2)', formatList(names, trans), setting);
   }
 }

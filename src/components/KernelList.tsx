@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { kernelLabel } from '../gpu/processes';
-import { formatMemory } from '../gpu/units';
+import { formatList, formatMemory } from '../gpu/units';
 import { IKernelSummary } from '../tokens';
 import { IPanelActions } from './actions';
 import { KernelButtons } from './KernelButtons';
@@ -136,14 +136,15 @@ namespace Private {
     kernel: IKernelSummary,
     trans: TranslationBundle
   ): string {
-    return kernel.gpus
-      .map(gpu =>
+    return formatList(
+      kernel.gpus.map(gpu =>
         trans.__(
           'GPU %1: %2',
           gpu.index,
           formatMemory(gpu.memory_used_mib, trans)
         )
-      )
-      .join(', ');
+      ),
+      trans
+    );
   }
 }

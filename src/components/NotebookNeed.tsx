@@ -66,7 +66,8 @@ export function NotebookNeed(
       aria-label={trans.__('GPU need of %1', name)}
     >
       <p className="jp-GpuMonitor-needText">
-        <strong>{name}</strong> {needText(need, trans)}.
+        <strong>{name}</strong>{' '}
+        {trans._p('end of a sentence', '%1.', needText(need, trans))}
       </p>
       {fit && <p className="jp-GpuMonitor-needText">{fitText(fit, trans)}</p>}
       {suggestion && (

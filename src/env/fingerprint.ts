@@ -9,6 +9,7 @@ import {
   IGpuSnapshot,
   IKernelProbe
 } from '../tokens';
+import { formatDay } from '../gpu/units';
 import { visibleGpuIndices } from './gpus';
 
 /**
@@ -240,7 +241,7 @@ export function driftFindings(
   trans: TranslationBundle,
   condaPackages: ReadonlySet<string>
 ): IFinding[] {
-  const date = new Date(recorded.recorded).toLocaleDateString();
+  const date = formatDay(recorded.recorded);
   const none = trans.__('not installed');
   return changes.map(change => {
     const was = change.recorded ?? none;

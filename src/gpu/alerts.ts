@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../tokens';
-import { formatMemory } from './units';
+import { formatList, formatMemory } from './units';
 
 /**
  * What an alert is about.
@@ -227,7 +227,13 @@ export function alertMessage(
   const bare =
     alerts.length === 1
       ? trans.__('GPU %1', first.gpuIndex)
-      : trans.__('GPUs %1', alerts.map(alert => alert.gpuIndex).join(', '));
+      : trans.__(
+          'GPUs %1',
+          formatList(
+            alerts.map(alert => String(alert.gpuIndex)),
+            trans
+          )
+        );
   const candidates = [named, bare]
     .filter((gpus): gpus is string => gpus !== null)
     .map(gpus =>

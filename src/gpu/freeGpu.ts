@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot, IGpuTimeSeries } from '../tokens';
 import { indexAt, sameGpu } from './history';
+import { formatList } from './units';
 
 /**
  * How far back the "least used GPU" looks, in seconds: long enough that a
@@ -157,7 +158,7 @@ export function useGpusLabel(
     'Use GPU %2',
     'Use GPUs %2',
     gpuIndices.length,
-    gpuIndices.join(', ')
+    formatList(gpuIndices.map(String), trans)
   );
 }
 

@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../tokens';
-import { gib } from './units';
+import { formatSentences, gib } from './units';
 
 /**
  * What the status bar item sums up: the busiest GPU, or all GPUs together.
@@ -109,7 +109,11 @@ export function summaryTitle(
 ): string {
   const click = trans.__('Click to open the GPU Monitor.');
   if (summary.gpuCount === 1) {
-    return `${trans.__('GPU utilization and memory in use.')} ${click}`;
+    return formatSentences(
+      trans.__('GPU utilization and memory in use.'),
+      click,
+      trans
+    );
   }
   const what =
     summary.gpuIndex === null
@@ -122,7 +126,7 @@ export function summaryTitle(
           summary.gpuIndex,
           summary.gpuCount
         );
-  return `${what} ${click}`;
+  return formatSentences(what, click, trans);
 }
 
 /**

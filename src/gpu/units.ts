@@ -11,7 +11,7 @@ export const MIB_PER_GIB = 1024;
  * MiB as GiB with one decimal, without the unit: 24564 -> "24.0".
  */
 export function gib(mib: number): string {
-  return (mib / MIB_PER_GIB).toFixed(1);
+  return Private.decimal(mib / MIB_PER_GIB, 1);
 }
 
 /**
@@ -105,7 +105,7 @@ export function formatDuration(
   trans: TranslationBundle
 ): string {
   if (seconds < 10) {
-    return trans.__('%1 s', Math.max(0, seconds).toFixed(1));
+    return trans.__('%1 s', Private.decimal(Math.max(0, seconds), 1));
   }
   const whole = Math.round(seconds);
   if (whole < 60) {
@@ -136,6 +136,39 @@ export function formatAge(seconds: number, trans: TranslationBundle): string {
 }
 
 /**
+ * A day, as the interface's language writes it ("Nov 30, 2026",
+ * "2026年11月30日"): JupyterLab's page language, as its own dates use.
+ */
+export function formatDay(iso: string): string {
+  return new Intl.DateTimeFormat(Private.language(), {
+    dateStyle: 'medium'
+  }).format(new Date(iso));
+}
+
+/**
+ * Items as a list reads in the interface's language: "a, b" in English,
+ * "a、b" in Chinese.
+ */
+export function formatList(
+  items: readonly string[],
+  trans: TranslationBundle
+): string {
+  return items.join(trans._p('list separator', ', '));
+}
+
+/**
+ * Two sentences one after the other, as the interface's language writes
+ * them (Chinese puts no space between them).
+ */
+export function formatSentences(
+  first: string,
+  second: string,
+  trans: TranslationBundle
+): string {
+  return trans._p('two sentences', '%1 %2', first, second);
+}
+
+/**
  * File-local helpers.
  */
 namespace Private {
@@ -143,6 +176,34 @@ namespace Private {
    * Watts with one decimal below 100 W, none above.
    */
   export function watts(watts: number): string {
-    return watts.toFixed(watts < 100 ? 1 : 0);
+    return decimal(watts, watts < 100 ? 1 : 0);
+  }
+
+  const decimalFormats = new Map<string, Intl.NumberFormat>();
+
+  /**
+   * A number with a fixed count of decimals, in the interface's language.
+   */
+  export function decimal(value: number, digits: number): string {
+    // Building a formatter costs far more than formatting: the panel formats
+    // on every reading, so each one is built once.
+    const key = `${language()} ${digits}`;
+    let format = decimalFormats.get(key);
+    if (!format) {
+      format = new Intl.NumberFormat(language(), {
+        minimumFractionDigits: digits,
+        maximumFractionDigits: digits
+      });
+      decimalFormats.set(key, format);
+    }
+    return format.format(value);
+  }
+
+  /**
+   * The language JupyterLab shows its page in (it sets the document's
+   * `lang`), as its own dates and times use it; English without a page.
+   */
+  export function language(): string {
+    return globalThis.document?.documentElement.lang || 'en';
   }
 }

@@ -7,6 +7,9 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
+// The command's label is made synchronously, so it cannot wait for an import.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { formatList } from '../gpu/units';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 
 /**
@@ -44,7 +47,7 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
               'Use GPU %2 in This Notebook',
               'Use GPUs %2 in This Notebook',
               gpus.length,
-              gpus.join(', ')
+              formatList(gpus.map(String), trans)
             )
           : trans.__('Use the Least Used GPU in This Notebook');
       },

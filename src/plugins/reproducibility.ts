@@ -169,7 +169,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         }
         const { index } = upsertSeedCell(
           panel.context.model,
-          seedCellSource(record),
+          seedCellSource(record, trans),
           record
         );
         panel.content.activeCellIndex = index;

@@ -11,7 +11,6 @@ import {
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { fetchStatus } from '../api';
 import { ServerStatus } from '../components/ServerStatus';
 import { classifyFailure, describeFailure } from '../gpu/failure';
 import { CommandIDs, IServerStatus, TRANSLATION_DOMAIN } from '../tokens';
@@ -42,6 +41,7 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
         const title = trans.__('GPU Monitor Server Status');
         let status: IServerStatus;
         try {
+          const { fetchStatus } = await import('../api');
           status = await fetchStatus(app.serviceManager.serverSettings);
         } catch (error) {
           // A 404 means the server extension is not loaded, which its own
@@ -51,7 +51,11 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
           await showErrorMessage(
             title,
             failure.kind === 'not_enabled'
-              ? `${message} ${hint}`
+              ? (await import('../gpu/units')).formatSentences(
+                  message,
+                  hint,
+                  trans
+                )
               : (error as Error)
           );
           return;

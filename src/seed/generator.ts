@@ -2,10 +2,12 @@
  * The reproducibility cell: Python that seeds every random number generator
  * the kernel's frameworks have and turns on their deterministic switches.
  *
- * The cell is code kept in the notebook, read by whoever reruns it: its
- * comments and printed audit are in English whatever the author's language,
- * like the code around them.
+ * Its comments and its printed audit are in the language of the interface
+ * that wrote it; the code, and the names the audit prints, are not
+ * translated.
  */
+
+import { TranslationBundle } from '@jupyterlab/translation';
 
 /**
  * A framework the cell seeds, besides Python's `random`.
@@ -60,7 +62,10 @@ export function frameworksOf(
  *
  * @throws {RangeError} when the seed is not an integer numpy accepts
  */
-export function seedCellSource(options: ISeedCellOptions): string {
+export function seedCellSource(
+  options: ISeedCellOptions,
+  trans: TranslationBundle
+): string {
   const { seed, strict } = options;
   if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) {
     throw new RangeError(
@@ -68,24 +73,24 @@ export function seedCellSource(options: ISeedCellOptions): string {
     );
   }
   const has = (framework: Framework) => options.frameworks.includes(framework);
-  const sections: string[][] = [Private.header(seed, strict)];
+  const sections: string[][] = [Private.header(seed, strict, trans)];
   if (strict && has('torch')) {
-    sections.push(Private.CUBLAS);
+    sections.push(Private.cublas(trans));
   }
   sections.push(['random.seed(SEED)']);
   if (has('numpy')) {
-    sections.push(Private.NUMPY);
+    sections.push(Private.numpy(trans));
   }
   if (has('torch')) {
-    sections.push(Private.torch(strict, has('numpy')));
+    sections.push(Private.torch(strict, has('numpy'), trans));
   }
   if (has('tensorflow')) {
     sections.push(Private.tensorflow(strict));
   }
   if (has('jax')) {
-    sections.push(Private.JAX);
+    sections.push(Private.jax(trans));
   }
-  sections.push(Private.audit(options));
+  sections.push(Private.audit(options, trans));
   return sections.map(lines => lines.join('\n')).join('\n\n') + '\n';
 }
 
@@ -101,10 +106,17 @@ namespace Private {
   /**
    * The comment, the imports and the seed.
    */
-  export function header(seed: number, strict: boolean): string[] {
+  export function header(
+    seed: number,
+    strict: boolean,
+    trans: TranslationBundle
+  ): string[] {
     return [
-      '# Reproducibility cell (jupyterlab-gpu-monitor): run it first. Inserting it again',
-      '# replaces it. It seeds every random number generator below and prints what it set.',
+      ...comment(
+        trans.__(
+          'Reproducibility cell (jupyterlab-gpu-monitor): run it first. Inserting it again\nreplaces it. It seeds every random number generator below and prints what it set.'
+        )
+      ),
       'import os',
       'import random',
       'import sys',
@@ -112,8 +124,11 @@ namespace Private {
       `SEED = ${seed}`,
       `STRICT = ${strict ? 'True' : 'False'}`,
       '',
-      "# PYTHONHASHSEED only works when Python starts: set it in the kernelspec's env to make",
-      '# str hashes (and the order of sets of str) repeat from run to run.'
+      ...comment(
+        trans.__(
+          "PYTHONHASHSEED only works when Python starts: set it in the kernelspec's env to make\nstr hashes (and the order of sets of str) repeat from run to run."
+        )
+      )
     ];
   }
 
@@ -122,27 +137,39 @@ namespace Private {
    * so it is set before; a kernel that made its CUDA context already needs a
    * restart for it to apply.
    */
-  export const CUBLAS = [
-    '# cuBLAS reads this once, when CUDA initialises: it must be set before.',
-    `_cuda_was_initialised = "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized() and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in (":4096:8", ":16:8")`,
-    `os.environ["CUBLAS_WORKSPACE_CONFIG"] = "${CUBLAS_CONFIG}"`
-  ];
+  export function cublas(trans: TranslationBundle): string[] {
+    return [
+      ...comment(
+        trans.__(
+          'cuBLAS reads this once, when CUDA initialises: it must be set before.'
+        )
+      ),
+      `_cuda_was_initialised = "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized() and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in (":4096:8", ":16:8")`,
+      `os.environ["CUBLAS_WORKSPACE_CONFIG"] = "${CUBLAS_CONFIG}"`
+    ];
+  }
 
   /**
    * numpy: the legacy global generator, and a Generator to pass around.
    */
-  export const NUMPY = [
-    'import numpy as np',
-    '',
-    'np.random.seed(SEED)  # the global generator of np.random.rand(), np.random.shuffle()...',
-    'rng = np.random.default_rng(SEED)  # prefer this one: rng.random(), rng.normal(), pass rng around'
-  ];
+  export function numpy(trans: TranslationBundle): string[] {
+    return [
+      'import numpy as np',
+      '',
+      `np.random.seed(SEED)  # ${trans.__('the global generator of np.random.rand(), np.random.shuffle()...')}`,
+      `rng = np.random.default_rng(SEED)  # ${trans.__('prefer this one: rng.random(), rng.normal(), pass rng around')}`
+    ];
+  }
 
   /**
    * torch: CPU and CUDA generators, cuDNN's switches, and what a DataLoader
    * needs for its workers and its shuffling.
    */
-  export function torch(strict: boolean, numpy: boolean): string[] {
+  export function torch(
+    strict: boolean,
+    numpy: boolean,
+    trans: TranslationBundle
+  ): string[] {
     return [
       'import torch',
       '',
@@ -152,14 +179,18 @@ namespace Private {
       'torch.backends.cudnn.benchmark = False',
       ...(strict
         ? [
-            '# An op without a deterministic implementation now raises instead of varying.',
+            ...comment(
+              trans.__(
+                'An op without a deterministic implementation now raises instead of varying.'
+              )
+            ),
             'torch.use_deterministic_algorithms(True)'
           ]
         : []),
       '',
       '',
       'def seed_worker(worker_id):',
-      '    """A DataLoader worker_init_fn: seeds each worker from torch\'s per-worker seed."""',
+      `    """${inString(trans.__("A DataLoader worker_init_fn: seeds each worker from torch's per-worker seed."))}"""`,
       '    worker_seed = torch.initial_seed() % 2**32',
       ...(numpy ? ['    np.random.seed(worker_seed)'] : []),
       '    random.seed(worker_seed)',
@@ -185,20 +216,28 @@ namespace Private {
   /**
    * JAX has no global state: a key, split for each use.
    */
-  export const JAX = [
-    'import jax',
-    '',
-    'key = jax.random.PRNGKey(SEED)  # split it for each use: key, subkey = jax.random.split(key)'
-  ];
+  export function jax(trans: TranslationBundle): string[] {
+    return [
+      'import jax',
+      '',
+      `key = jax.random.PRNGKey(SEED)  # ${trans.__('split it for each use: key, subkey = jax.random.split(key)')}`
+    ];
+  }
 
   /**
    * The printed audit: what was set, read back from the frameworks.
    */
-  export function audit(options: ISeedCellOptions): string[] {
+  export function audit(
+    options: ISeedCellOptions,
+    trans: TranslationBundle
+  ): string[] {
     const has = (framework: Framework) =>
       options.frameworks.includes(framework);
+    // The placeholders go through the translation as they are, to become
+    // the f-string's expressions.
+    const seed = fString(trans.__('Reproducibility: seed %1', '%1'), 'SEED');
     const lines = [
-      "print(f\"Reproducibility: seed {SEED}{' (strict)' if STRICT else ''}\")",
+      `print(${seed} + (${JSON.stringify(trans.__(' (strict)'))} if STRICT else ""))`,
       'print("  random: random.seed(SEED)")'
     ];
     if (has('numpy')) {
@@ -207,18 +246,22 @@ namespace Private {
       );
     }
     if (has('torch')) {
+      const notSet = JSON.stringify(trans.__('not set'));
       lines.push(
         'print(f"  torch {torch.__version__}: manual_seed, cuda.manual_seed_all(SEED); "',
         '      f"cudnn.deterministic={torch.backends.cudnn.deterministic}, "',
         '      f"cudnn.benchmark={torch.backends.cudnn.benchmark}, "',
-        '      f"deterministic algorithms={torch.are_deterministic_algorithms_enabled()}")',
-        "print(f\"  CUBLAS_WORKSPACE_CONFIG={os.environ.get('CUBLAS_WORKSPACE_CONFIG', 'not set')}\")",
+        `      ${fString(trans.__('deterministic algorithms=%1', '%1'), 'torch.are_deterministic_algorithms_enabled()')})`,
+        `print("  CUBLAS_WORKSPACE_CONFIG=" + os.environ.get("CUBLAS_WORKSPACE_CONFIG", ${notSet}))`,
         'print("  DataLoader: worker_init_fn=seed_worker, generator=data_generator")'
       );
     }
     if (has('tensorflow')) {
+      const determinism = options.strict
+        ? inString(trans.__(', op determinism'), true)
+        : '';
       lines.push(
-        `print(f"  tensorflow {tf.__version__}: keras.utils.set_random_seed(SEED)${options.strict ? ', op determinism' : ''}")`
+        `print(f"  tensorflow {tf.__version__}: keras.utils.set_random_seed(SEED)${determinism}")`
       );
     }
     if (has('jax')) {
@@ -226,16 +269,50 @@ namespace Private {
         'print(f"  jax {jax.__version__}: key = jax.random.PRNGKey(SEED)")'
       );
     }
+    const hashSeedNotSet = JSON.stringify(
+      trans.__('not set (str hashes differ between runs)')
+    );
     lines.push(
-      "print(f\"  PYTHONHASHSEED={os.environ.get('PYTHONHASHSEED', 'not set (str hashes differ between runs)')}\")"
+      `print("  PYTHONHASHSEED=" + os.environ.get("PYTHONHASHSEED", ${hashSeedNotSet}))`
     );
     if (options.strict && has('torch')) {
+      const warning = trans.__(
+        'WARNING: CUDA was initialised before this cell ran, so CUBLAS_WORKSPACE_CONFIG does not apply in this kernel: restart the kernel and run this cell first.'
+      );
       lines.push(
         'if _cuda_was_initialised:',
-        '    print("WARNING: CUDA was initialised before this cell ran, so CUBLAS_WORKSPACE_CONFIG does "',
-        '          "not apply in this kernel: restart the kernel and run this cell first.")'
+        `    print(${JSON.stringify(warning)})`
       );
     }
     return lines;
+  }
+
+  /**
+   * A text as Python comment lines, one per line of the text.
+   */
+  function comment(text: string): string[] {
+    return text.split('\n').map(line => `# ${line}`);
+  }
+
+  /**
+   * A text escaped to stand inside a double-quoted Python string, or an
+   * f-string's literal part (its braces doubled).
+   */
+  function inString(text: string, formatted = false): string {
+    const escaped = JSON.stringify(text).slice(1, -1);
+    return formatted
+      ? escaped.replace(/[{}]/g, brace => brace + brace)
+      : escaped;
+  }
+
+  /**
+   * A Python f-string of a text whose %1, %2… are Python expressions.
+   */
+  function fString(text: string, ...expressions: string[]): string {
+    const literal = inString(text, true).replace(
+      /%(\d+)/g,
+      (_, position: string) => `{${expressions[Number(position) - 1]}}`
+    );
+    return `f"${literal}"`;
   }
 }

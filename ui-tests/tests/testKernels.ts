@@ -56,7 +56,14 @@ export async function openNotebookWith(
     'text',
     notebookPath
   );
-  await page.notebook.openByPath(notebookPath);
+  // Opened by its command, not through the file browser, whose labels galata
+  // looks for in English: this works in any interface language.
+  await page.evaluate(
+    path =>
+      (window as any).jupyterapp.commands.execute('docmanager:open', { path }),
+    notebookPath
+  );
+  await expect(page.getByRole('main').getByRole('tab', { name })).toBeVisible();
   await page.notebook.activate(name);
   await waitForIdleKernel(page);
   return notebookPath;

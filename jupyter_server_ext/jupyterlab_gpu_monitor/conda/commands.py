@@ -10,6 +10,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from ..translation import columns, gettext, pad
 from .catalog import EnvironmentCatalog
 from .discovery import resolve_environment
 from .errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
@@ -34,53 +35,71 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="DIR",
-        help="also search this folder of environments (repeatable)",
+        help=gettext("also search this folder of environments (repeatable)"),
     )
     parser.add_argument(
         "--use-conda",
         action="store_true",
-        help="ask conda too (conda info --json; for export, conda env export)",
+        help=gettext("ask conda too (conda info --json; for export, conda env export)"),
     )
-    parser.add_argument("--conda", default="conda", metavar="PATH", help="the conda to run")
     parser.add_argument(
-        "--timeout", type=float, default=60.0, metavar="SECONDS", help="how long conda may take"
+        "--conda", default="conda", metavar="PATH", help=gettext("the conda to run")
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help=gettext("how long conda may take"),
     )
 
 
 def add_env_commands(commands: argparse._SubParsersAction) -> None:
     """Register ``envs`` and ``export`` with the command's subparsers."""
     envs = commands.add_parser(
-        "envs", help="list the conda environments, and the venvs kernelspecs launch"
+        "envs", help=gettext("list the conda environments, and the venvs kernelspecs launch")
     )
     envs.set_defaults(run=run_envs)
     envs.add_argument(
-        "--json", action="store_true", help="print JSON in the shape of `conda env list --json`"
+        "--json",
+        action="store_true",
+        help=gettext("print JSON in the shape of `conda env list --json`"),
     )
     _add_options(envs)
-    export = commands.add_parser("export", help="print an environment's environment.yml")
+    export = commands.add_parser("export", help=gettext("print an environment's environment.yml"))
     export.set_defaults(run=run_export, style="no-builds")
-    export.add_argument("env", metavar="ENV", help="a name or id from `envs`, or a prefix")
+    export.add_argument("env", metavar="ENV", help=gettext("a name or id from `envs`, or a prefix"))
     style = export.add_mutually_exclusive_group()
     style.add_argument(
         "--from-history",
         dest="style",
         action="store_const",
         const="from-history",
-        help="the specs that were asked for, from conda-meta/history",
+        help=gettext("the specs that were asked for, from conda-meta/history"),
     )
     style.add_argument(
         "--with-builds",
         dest="style",
         action="store_const",
         const="with-builds",
-        help="name=version=build, as plain `conda env export`",
+        help=gettext("name=version=build, as plain `conda env export`"),
     )
     _add_options(export)
 
 
 def format_envs_table(environments: Sequence[Environment]) -> str:
     """The environments as a person reads them in a terminal."""
-    rows = [("NAME", "KIND", "MANAGER", "PYTHON", "PACKAGES", "KERNELSPECS", "PREFIX")]
+    rows = [
+        (
+            gettext("NAME"),
+            gettext("KIND"),
+            gettext("MANAGER"),
+            gettext("PYTHON"),
+            gettext("PACKAGES"),
+            gettext("KERNELSPECS"),
+            gettext("PREFIX"),
+        )
+    ]
     rows += [
         (
             environment.id,
@@ -93,9 +112,9 @@ def format_envs_table(environments: Sequence[Environment]) -> str:
         )
         for environment in environments
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    widths = [max(columns(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1]
+        "  ".join(pad(cell, width) for cell, width in zip(row, widths)) + "  " + row[-1]
         for row in rows
     )
 
@@ -105,8 +124,18 @@ def _report_warnings() -> None:
     logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
 
 
+def failure_text(kind: str, message: str, hint: str) -> str:
+    """A failure as the commands print it on stderr: its kind, what happened, what to do."""
+    return "\n".join(
+        (
+            gettext("error ({kind}): {message}").format(kind=kind, message=message),
+            gettext("hint: {hint}").format(hint=hint),
+        )
+    )
+
+
 def _fail(error: CondaCommandError) -> int:
-    print(f"error ({error.kind}): {error.message}\nhint: {error.hint}", file=sys.stderr)
+    print(failure_text(error.kind, error.message, error.hint), file=sys.stderr)
     return 1
 
 

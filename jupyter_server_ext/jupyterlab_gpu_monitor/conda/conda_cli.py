@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..subprocesses import CommandTimeout, run_command
+from ..translation import gettext
 from .errors import CondaCommandError
 
 # conda env export's flag for each style of export.STYLES.
@@ -43,19 +44,21 @@ async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> 
     executable = shutil.which(conda)
     command = f"conda {' '.join(args)}"
     if executable is None:
-        raise CondaCommandError("not_installed", f"{conda!r} was not found on the PATH")
+        message = gettext("{conda} was not found on the PATH").format(conda=repr(conda))
+        raise CondaCommandError("not_installed", message)
     try:
         finished = await run_command([executable, *args], timeout_seconds)
     except CommandTimeout:
+        message = gettext("`{command}` did not finish within {seconds} s")
         raise CondaCommandError(
-            "timeout", f"`{command}` did not finish within {timeout_seconds:g} s"
+            "timeout", message.format(command=command, seconds=f"{timeout_seconds:g}")
         ) from None
     if finished.returncode != 0:
         said = " ".join(finished.stderr.split())[-500:]
-        raise CondaCommandError(
-            "failed",
-            f"`{command}` exited with status {finished.returncode}: {said or 'no message'}",
+        message = gettext("`{command}` exited with status {status}: {said}").format(
+            command=command, status=finished.returncode, said=said or gettext("no message")
         )
+        raise CondaCommandError("failed", message)
     return finished.stdout
 
 
@@ -64,9 +67,8 @@ async def conda_env_export(conda: str, prefix: str, style: str, timeout_seconds:
     args = ["env", "export", "--prefix", prefix, *_EXPORT_FLAGS[style]]
     text = await run_conda(conda, args, timeout_seconds)
     if not text.lstrip().startswith("name:"):
-        raise CondaCommandError(
-            "bad_output", f"`conda env export` printed no environment: {text.strip()[:200]!r}"
-        )
+        message = gettext("`conda env export` printed no environment: {output}")
+        raise CondaCommandError("bad_output", message.format(output=repr(text.strip()[:200])))
     return text
 
 
@@ -78,9 +80,8 @@ async def conda_info(conda: str, timeout_seconds: float) -> CondaInfo:
     except ValueError:
         info = None
     if not isinstance(info, dict):
-        raise CondaCommandError(
-            "bad_output", f"`conda info --json` printed no JSON object: {text.strip()[:200]!r}"
-        )
+        message = gettext("`conda info --json` printed no JSON object: {output}")
+        raise CondaCommandError("bad_output", message.format(output=repr(text.strip()[:200])))
 
     root = info.get("root_prefix")
     return CondaInfo(

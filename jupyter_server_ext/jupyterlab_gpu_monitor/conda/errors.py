@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..translation import N_, gettext
+
+# Translated when an error is made (see CondaCommandError).
 HINTS = {
-    "not_installed": (
+    "not_installed": N_(
         "The conda command is not on the server's PATH: set GpuMonitor.conda_path to its full "
         "path (e.g. ~/miniforge3/bin/conda), or export without going through conda."
     ),
-    "timeout": (
+    "timeout": N_(
         "conda did not answer in time: it can be slow on a first run or a network filesystem. "
         "Raise GpuMonitor.conda_timeout, or export without going through conda."
     ),
-    "failed": "Run the same conda command in a terminal to see the whole message.",
-    "bad_output": (
+    "failed": N_("Run the same conda command in a terminal to see the whole message."),
+    "bad_output": N_(
         "conda printed something that is not what this command prints. Run it in a terminal "
         "to see what happened."
     ),
@@ -29,7 +32,7 @@ class CondaCommandError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
-        self.hint = HINTS[kind]
+        self.hint = gettext(HINTS[kind])
 
     def to_json(self) -> dict[str, str]:
         """The failure as the REST API and the CLI report it."""
@@ -40,10 +43,11 @@ class EnvironmentNotFound(LookupError):
     """No environment has this name or id."""
 
     def __init__(self, key: str):
-        super().__init__(
-            f"no environment is named {key!r}; the listing (GET envs, or `jupyter-gpu-monitor "
+        message = gettext(
+            "no environment is named {name}; the listing (GET envs, or `jupyter-gpu-monitor "
             "envs`) gives the name and id of each"
         )
+        super().__init__(message.format(name=repr(key)))
         self.key = key
 
 
@@ -51,8 +55,7 @@ class AmbiguousEnvironment(LookupError):
     """Several environments have this name: the caller must use one of their ids."""
 
     def __init__(self, key: str, ids: Sequence[str]):
-        super().__init__(
-            f"{len(ids)} environments are named {key!r}; name one by its id: {', '.join(ids)}"
-        )
+        message = gettext("{count} environments are named {name}; name one by its id: {ids}")
+        super().__init__(message.format(count=len(ids), name=repr(key), ids=", ".join(ids)))
         self.key = key
         self.ids = list(ids)

@@ -4,45 +4,47 @@ from __future__ import annotations
 
 import re
 
+from ..translation import N_, gettext
 from .model import GpuError
 
+# Translated when an error is made (see GpuReadError).
 HINTS = {
-    "not_installed": (
+    "not_installed": N_(
         "Install the NVIDIA driver (it provides nvidia-smi and libnvidia-ml.so), or point "
         "GpuMonitor.nvidia_smi_path at nvidia-smi. In a container, start it with the NVIDIA "
         "Container Toolkit (docker run --gpus all)."
     ),
-    "driver_not_loaded": (
+    "driver_not_loaded": N_(
         "The NVIDIA kernel module is not loaded: run `sudo modprobe nvidia`, or reboot after a "
         "driver install or upgrade; `dmesg | grep -i nvidia` says why it failed to load."
     ),
-    "version_mismatch": (
+    "version_mismatch": N_(
         "The loaded kernel module and the installed driver library differ, usually after a "
         "driver upgrade without a reboot: reboot, or reload the modules (`sudo rmmod nvidia_uvm "
         "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia`)."
     ),
-    "no_devices": (
+    "no_devices": N_(
         "The driver is loaded but sees no GPU: check `lspci | grep -i nvidia` and `dmesg` "
         "(RmInitAdapter failed), and that the container was given GPUs."
     ),
-    "gpu_lost": (
+    "gpu_lost": N_(
         "A GPU fell off the bus (Xid 79): check `dmesg`; it usually needs a reboot or "
         "`nvidia-smi -r` by an administrator."
     ),
-    "permission": (
+    "permission": N_(
         "This user may not open the GPU device files (/dev/nvidia*): check their permissions "
         "and, in a container, the device mapping."
     ),
-    "timeout": (
+    "timeout": N_(
         "nvidia-smi did not answer in time; the driver may be hung (look for Xid errors in "
         "`dmesg`). Enabling persistence mode (`sudo nvidia-smi -pm 1`) shortens slow first "
         "calls; GpuMonitor.command_timeout sets the limit."
     ),
-    "bad_output": (
+    "bad_output": N_(
         "nvidia-smi printed something this extension cannot read. Please report it with the "
         "output of `nvidia-smi -q -x` attached."
     ),
-    "unknown": (
+    "unknown": N_(
         "Run nvidia-smi in a terminal for details. Inside a container, 'Unknown Error' usually "
         "means it lost its GPU device nodes (e.g. after `systemctl daemon-reload` on the host): "
         "restart the container."
@@ -79,11 +81,17 @@ class GpuReadError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
-        self.hint = hint if hint is not None else HINTS[kind]
+        self.hint = hint if hint is not None else gettext(HINTS[kind])
 
     def to_error(self) -> GpuError:
         """The JSON-ready form of this failure."""
         return GpuError(kind=self.kind, message=self.message, hint=self.hint)
+
+
+def gpu_lost(index: int) -> GpuError:
+    """The error of a GPU that fell off the bus, for its place in a snapshot."""
+    message = gettext("GPU {index} is lost").format(index=index)
+    return GpuReadError("gpu_lost", message).to_error()
 
 
 def kind_of_message(text: str) -> str | None:
@@ -101,7 +109,9 @@ def error_from_output(text: str, returncode: int) -> GpuReadError:
     if kind is None:
         kind = "bad_output" if returncode == 0 else "unknown"
         if not message:
-            message = f"nvidia-smi exited with status {returncode} and printed nothing"
+            message = gettext("nvidia-smi exited with status {status} and printed nothing").format(
+                status=returncode
+            )
     return GpuReadError(kind, message[:500])
 
 
@@ -110,7 +120,8 @@ def more_telling(first: GpuReadError, second: GpuReadError) -> GpuReadError:
     fail the same way (e.g. neither NVML nor nvidia-smi is installed)."""
     if first.kind == second.kind:
         # The kind's general hint: one source's own advice would be wrong for the pair.
-        return GpuReadError(first.kind, f"{first.message}; {second.message}")
+        both = gettext("{first}; {second}").format(first=first.message, second=second.message)
+        return GpuReadError(first.kind, both)
     rank_first = _TELLING.get(first.kind, len(_TELLING))
     rank_second = _TELLING.get(second.kind, len(_TELLING))
     return second if rank_second > rank_first else first

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 
 from ..subprocesses import CommandTimeout, run_command
+from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
 from .model import Gpu, GpuProcess, Snapshot
 from .smi_csv import (
@@ -31,15 +32,14 @@ async def run_nvidia_smi(executable: str, args: Sequence[str], timeout_seconds: 
     try:
         finished = await run_command([executable, *args], timeout_seconds, merge_stderr=True)
     except FileNotFoundError:
-        raise GpuReadError("not_installed", f"nvidia-smi was not found ({executable})") from None
+        message = gettext("nvidia-smi was not found ({path})").format(path=executable)
+        raise GpuReadError("not_installed", message) from None
     except PermissionError:
-        raise GpuReadError(
-            "permission", f"nvidia-smi may not be run by this user ({executable})"
-        ) from None
+        message = gettext("nvidia-smi may not be run by this user ({path})")
+        raise GpuReadError("permission", message.format(path=executable)) from None
     except CommandTimeout:
-        raise GpuReadError(
-            "timeout", f"nvidia-smi did not answer within {timeout_seconds:g} s"
-        ) from None
+        message = gettext("nvidia-smi did not answer within {seconds} s")
+        raise GpuReadError("timeout", message.format(seconds=f"{timeout_seconds:g}")) from None
     if finished.returncode != 0:
         raise error_from_output(finished.stdout, finished.returncode)
     return finished.stdout
@@ -155,7 +155,7 @@ def merge(
         if gpu.mig_mode == "enabled":
             for attribute in ("utilization_gpu", "utilization_memory"):
                 if getattr(gpu, attribute) is None:
-                    gpu.unavailable[attribute] = MIG_UNAVAILABLE
+                    gpu.unavailable[attribute] = gettext(MIG_UNAVAILABLE)
         known_processes = {p.pid: p for p in known.processes} if known is not None else {}
         gpu.processes = [
             _with_xml_facts(app.process, known_processes.get(app.process.pid))

@@ -11,6 +11,7 @@ import time
 from types import ModuleType
 from typing import Any, Callable
 
+from ..translation import gettext
 from .errors import GpuReadError
 from .model import Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_xml import MIG_UNAVAILABLE
@@ -64,9 +65,11 @@ class NvmlSource:
             except ImportError:
                 raise GpuReadError(
                     "not_installed",
-                    "nvidia-ml-py is not installed",
-                    "pip install 'jupyterlab-gpu-monitor[nvml]' for NVML readings; "
-                    "nvidia-smi is used meanwhile.",
+                    gettext("nvidia-ml-py is not installed"),
+                    gettext(
+                        "pip install 'jupyterlab-gpu-monitor[nvml]' for NVML readings; "
+                        "nvidia-smi is used meanwhile."
+                    ),
                 ) from None
             self._nvml = pynvml
         try:
@@ -88,13 +91,14 @@ class NvmlSource:
         """One snapshot of all GPUs; raises GpuReadError when NVML cannot give one."""
         if self._pending is not None and not self._pending.done():
             # A hung NVML call cannot be cancelled; do not stack another thread behind it.
-            raise GpuReadError("timeout", "an earlier NVML read has not returned yet")
+            raise GpuReadError("timeout", gettext("an earlier NVML read has not returned yet"))
         self._pending = asyncio.ensure_future(asyncio.to_thread(self._read))
         try:
             return await asyncio.wait_for(asyncio.shield(self._pending), self._timeout_seconds)
         except asyncio.TimeoutError:
+            message = gettext("NVML did not answer within {seconds} s")
             raise GpuReadError(
-                "timeout", f"NVML did not answer within {self._timeout_seconds:g} s"
+                "timeout", message.format(seconds=f"{self._timeout_seconds:g}")
             ) from None
 
     def _read(self) -> Snapshot:
@@ -106,7 +110,7 @@ class NvmlSource:
         except nvml.NVMLError as error:
             raise read_error(error) from None
         if count == 0:
-            raise GpuReadError("no_devices", "NVML found no GPU")
+            raise GpuReadError("no_devices", gettext("NVML found no GPU"))
         return Snapshot(
             source=self.name,
             timestamp=time.time(),
@@ -157,8 +161,8 @@ class NvmlSource:
         if rates is not None:
             gpu.utilization_gpu, gpu.utilization_memory = rates.gpu, rates.memory
         elif gpu.mig_mode == "enabled":
-            gpu.unavailable["utilization_gpu"] = MIG_UNAVAILABLE
-            gpu.unavailable["utilization_memory"] = MIG_UNAVAILABLE
+            gpu.unavailable["utilization_gpu"] = gettext(MIG_UNAVAILABLE)
+            gpu.unavailable["utilization_memory"] = gettext(MIG_UNAVAILABLE)
         memory = field(gpu, "memory_total_mib", nvml.nvmlDeviceGetMemoryInfo, handle)
         if memory is not None:
             gpu.memory_total_mib = memory.total // _MIB

@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 from tornado.simple_httpclient import HTTPTimeoutError
 
+from ..translation import N_, gettext
 from .errors import GpuReadError
 from .model import Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_xml import MIG_UNAVAILABLE
@@ -77,31 +78,32 @@ DCGM_BLANK = 2.0**47
 # A chart is a few hundred pixels wide: more points than this from query_range are wasted.
 HISTORY_POINTS = 1000
 
+# Translated when an error is made (see PrometheusSource._failure).
 HINTS = {
-    "not_installed": (
+    "not_installed": N_(
         "Set c.GpuMonitor.prometheus_url to the Prometheus that scrapes this node's GPU "
         "exporter (e.g. 'http://prometheus-server.monitoring'), or choose another "
         "GpuMonitor.source."
     ),
-    "unreachable": (
+    "unreachable": N_(
         "Check GpuMonitor.prometheus_url and that Prometheus is up and reachable from this "
         "server (`curl <url>/-/ready`); in Kubernetes a NetworkPolicy may keep the notebook "
         "pod from it."
     ),
-    "timeout": (
+    "timeout": N_(
         "Prometheus did not answer in time: it may be overloaded or far away. "
         "GpuMonitor.command_timeout sets the limit."
     ),
-    "permission": (
+    "permission": N_(
         "Prometheus, or the proxy in front of it, wants credentials: put a bearer token in "
         "the file that GpuMonitor.prometheus_bearer_token_file names."
     ),
-    "no_devices": (
+    "no_devices": N_(
         "Check that the node's DCGM exporter or nvidia_gpu_exporter is scraped, and "
         "GpuMonitor.prometheus_selector against its labels, e.g. with "
         "`count by (Hostname, pod) (DCGM_FI_DEV_FB_USED)` in Prometheus."
     ),
-    "bad_output": (
+    "bad_output": N_(
         "Check that GpuMonitor.prometheus_url is the address Prometheus (or Thanos, Mimir...) "
         "serves /api/v1/query under, and that GpuMonitor.prometheus_selector is a selector "
         'like {Hostname="node-7"}.'
@@ -213,9 +215,13 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             gpu.mig_mode = "disabled"  # DCGM has GPU_UTIL only outside MIG
         if gpu.utilization_gpu is None:
             gpu.unavailable["utilization_gpu"] = (
-                f"{MIG_UNAVAILABLE}; each instance's is {DCGM_ENGINE_ACTIVE}"
+                gettext("not available under MIG; each instance's is {series}").format(
+                    series=DCGM_ENGINE_ACTIVE
+                )
                 if devices
-                else f"{FIELD_SERIES['utilization_gpu'][0]} is not in Prometheus"
+                else gettext("{series} is not in Prometheus").format(
+                    series=FIELD_SERIES["utilization_gpu"][0]
+                )
             )
     return Snapshot(
         source="prometheus",
@@ -262,7 +268,7 @@ def _smi_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
     for gpu in gpus.values():
         gpu.processes.sort(key=lambda process: process.pid)
         if gpu.mig_mode == "enabled" and gpu.utilization_gpu is None:
-            gpu.unavailable["utilization_gpu"] = MIG_UNAVAILABLE
+            gpu.unavailable["utilization_gpu"] = gettext(MIG_UNAVAILABLE)
     return Snapshot(
         source="prometheus",
         timestamp=timestamp,
@@ -321,12 +327,12 @@ class PrometheusSource:
         samples = ((series["metric"], float(series["value"][1])) for series in result)
         snapshot = snapshot_from_samples(samples, time.time())
         if not snapshot.gpus:
-            raise GpuReadError(
-                "no_devices",
-                f"Prometheus at {self._url} has no GPU series (DCGM_FI_DEV_* or nvidia_smi_*) "
-                f"matching {self._selector or 'any labels'}",
-                HINTS["no_devices"],
+            message = gettext(
+                "Prometheus at {url} has no GPU series (DCGM_FI_DEV_* or nvidia_smi_*) "
+                "matching {selector}"
             )
+            selector = self._selector or gettext("any labels")
+            raise self._failure("no_devices", message.format(url=self._url, selector=selector))
         return snapshot
 
     async def history(self, start: float, end: float, step_seconds: float) -> list[Snapshot]:
@@ -350,9 +356,8 @@ class PrometheusSource:
 
     async def _api(self, endpoint: str, params: dict[str, str]) -> list[dict[str, Any]]:
         if not self._url:
-            raise GpuReadError(
-                "not_installed", "GpuMonitor.prometheus_url is not set", HINTS["not_installed"]
-            )
+            message = gettext("GpuMonitor.prometheus_url is not set")
+            raise GpuReadError("not_installed", message, gettext(HINTS["not_installed"]))
         headers = {"Accept": "application/json"}
         if self._bearer_token_file:
             headers["Authorization"] = f"Bearer {await self._bearer_token()}"
@@ -367,10 +372,14 @@ class PrometheusSource:
                 raise_error=False,
             )
         except HTTPTimeoutError:
+            message = gettext("Prometheus at {url} did not answer within {seconds} s")
             seconds = f"{self._timeout_seconds:g}"
-            raise self._failure("timeout", f"did not answer within {seconds} s") from None
+            raise self._failure("timeout", message.format(url=self._url, seconds=seconds)) from None
         except (HTTPClientError, OSError) as error:
-            raise self._failure("unknown", f"is not reachable: {error}", "unreachable") from None
+            message = gettext("Prometheus at {url} is not reachable: {error}")
+            raise self._failure(
+                "unknown", message.format(url=self._url, error=error), "unreachable"
+            ) from None
         return self._result(response)
 
     async def _bearer_token(self) -> str:
@@ -378,36 +387,39 @@ class PrometheusSource:
         try:
             token = await asyncio.to_thread(Path(self._bearer_token_file).read_text)
         except OSError as error:
-            raise GpuReadError(
-                "permission",
-                f"the bearer token file cannot be read: {error}",
-                HINTS["permission"],
-            ) from None
+            message = gettext("the bearer token file cannot be read: {error}").format(error=error)
+            raise self._failure("permission", message) from None
         return token.strip()
 
-    def _failure(self, kind: str, what: str, hint: str | None = None) -> GpuReadError:
-        return GpuReadError(kind, f"Prometheus at {self._url} {what}", HINTS[hint or kind])
+    def _failure(self, kind: str, message: str, hint: str | None = None) -> GpuReadError:
+        return GpuReadError(kind, message, gettext(HINTS[hint or kind]))
 
     def _result(self, response: HTTPResponse) -> list[dict[str, Any]]:
         status = f"{response.code} {response.reason}"
         if response.code in (401, 403):
-            raise self._failure("permission", f"refused the request: {status}")
+            message = gettext("Prometheus at {url} refused the request: {status}")
+            raise self._failure("permission", message.format(url=self._url, status=status))
         try:
             answer = json.loads(response.body or b"")
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
-            problem = f"{status}, not with Prometheus' API"
+            problem = gettext("{status}, not with Prometheus' API").format(status=status)
             answer = {}
         elif answer.get("status") == "success":
             result = (answer.get("data") or {}).get("result")
             if isinstance(result, list):
                 return result
-            problem = "success, without a result"
+            problem = gettext("success, without a result")
         else:
             problem = f"{answer.get('errorType', status)}: {answer.get('error')}"
         if answer.get("errorType") == "timeout" or response.code == 504:
-            raise self._failure("timeout", f"gave up on the query: {problem}")
+            message = gettext("Prometheus at {url} gave up on the query: {problem}")
+            raise self._failure("timeout", message.format(url=self._url, problem=problem))
         if response.code >= 500:
-            raise self._failure("unknown", f"failed: {problem}", "unreachable")
-        raise self._failure("bad_output", f"answered {problem}")
+            message = gettext("Prometheus at {url} failed: {problem}")
+            raise self._failure(
+                "unknown", message.format(url=self._url, problem=problem), "unreachable"
+            )
+        message = gettext("Prometheus at {url} answered {problem}")
+        raise self._failure("bad_output", message.format(url=self._url, problem=problem))

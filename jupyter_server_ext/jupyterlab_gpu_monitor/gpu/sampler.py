@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..translation import gettext
 from .errors import GpuReadError
 from .history import History
 from .model import Snapshot
@@ -144,7 +145,7 @@ class Sampler:
             log.exception("GPU read failed unexpectedly")
             self.read_errors["unknown"] += 1
             failed = GpuReadError(
-                "unknown", "reading the GPUs failed unexpectedly (see the server log)"
+                "unknown", gettext("reading the GPUs failed unexpectedly (see the server log)")
             )
         else:
             if self._annotate is not None:

@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import GpuReadError, error_from_output, kind_of_message
+from ..translation import gettext
+from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess
 from .smi_values import mig_mode_value, number_value, says_gpu_lost, text_value
 
@@ -107,7 +108,7 @@ def _records(text: str, fields: Sequence[str] | None) -> list[dict[str, str]]:
     lines = [line for line in text.splitlines() if line.strip()]
     if fields is None:
         if not lines:
-            raise GpuReadError("bad_output", "nvidia-smi printed no CSV header")
+            raise GpuReadError("bad_output", gettext("nvidia-smi printed no CSV header"))
         names = [field_name(cell) for cell in _split(lines[0])]
         if not _KNOWN_FIELDS.intersection(names):
             raise _not_csv(text)
@@ -120,10 +121,10 @@ def _records(text: str, fields: Sequence[str] | None) -> list[dict[str, str]]:
         if len(cells) != len(names):
             if kind_of_message(line):
                 raise error_from_output(text, 0)
-            raise GpuReadError(
-                "bad_output",
-                f"nvidia-smi CSV row has {len(cells)} columns where {len(names)} were expected",
-            )
+            message = gettext(
+                "nvidia-smi CSV row has {columns} columns where {expected} were expected"
+            ).format(columns=len(cells), expected=len(names))
+            raise GpuReadError("bad_output", message)
         records.append(dict(zip(names, cells)))
     return records
 
@@ -136,7 +137,8 @@ def _not_csv(text: str) -> GpuReadError:
     if kind_of_message(text):
         return error_from_output(text, 0)
     first = text.strip().splitlines()[0][:120] if text.strip() else ""
-    return GpuReadError("bad_output", f"nvidia-smi printed no CSV header we know: {first!r}")
+    message = gettext("nvidia-smi printed no CSV header we know: {line}").format(line=repr(first))
+    return GpuReadError("bad_output", message)
 
 
 def parse_query_gpu(text: str, fields: Sequence[str] | None = None) -> GpuRows:
@@ -156,7 +158,7 @@ def parse_query_gpu(text: str, fields: Sequence[str] | None = None) -> GpuRows:
         gpu.mig_mode = mig_mode_value(record.get("mig.mode.current"))
         driver_version = driver_version or text_value(record.get("driver_version"))
         if any(says_gpu_lost(raw) for raw in record.values()):
-            gpu.error = GpuReadError("gpu_lost", f"GPU {gpu.index} is lost").to_error()
+            gpu.error = gpu_lost(gpu.index)
         gpus.append(gpu)
     return GpuRows(gpus=gpus, driver_version=driver_version)
 
@@ -167,7 +169,7 @@ def parse_compute_apps(text: str, fields: Sequence[str] | None = None) -> list[A
     for record in _records(text, fields):
         pid = number_value(record.get("pid"))
         if pid is None:
-            raise GpuReadError("bad_output", "nvidia-smi process row without a pid")
+            raise GpuReadError("bad_output", gettext("nvidia-smi process row without a pid"))
         memory = record.get("used_memory", record.get("used_gpu_memory"))
         process = GpuProcess(
             pid=int(pid),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
 from .model import Gpu, MigDevice
 
@@ -33,5 +34,6 @@ def parse_list(text: str) -> list[Gpu]:
         elif kind_of_message(line):
             raise error_from_output(text, 0)
         else:
-            raise GpuReadError("bad_output", f"unexpected line in nvidia-smi -L: {line[:120]!r}")
+            message = gettext("unexpected line in nvidia-smi -L: {line}")
+            raise GpuReadError("bad_output", message.format(line=repr(line[:120])))
     return gpus

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .errors import GpuReadError, error_from_output, kind_of_message
+from ..translation import N_, gettext
+from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
 
@@ -34,7 +35,8 @@ _NUMBER_PATHS = {
     "fan_speed_pct": ("fan_speed",),
     "sm_clock_mhz": ("clocks/sm_clock",),
 }
-MIG_UNAVAILABLE = "not available under MIG"
+# Why a reading is null under MIG; translated where it is used.
+MIG_UNAVAILABLE = N_("not available under MIG")
 
 
 def _number(element: ET.Element, *paths: str) -> Number | None:
@@ -57,11 +59,11 @@ def parse_xml(text: str, timestamp: float) -> Snapshot:
     except ET.ParseError as error:
         if kind_of_message(text):
             raise error_from_output(text, 0) from None
-        raise GpuReadError("bad_output", f"nvidia-smi printed malformed XML ({error})") from None
+        message = gettext("nvidia-smi printed malformed XML ({error})").format(error=error)
+        raise GpuReadError("bad_output", message) from None
     if root.tag != "nvidia_smi_log":
-        raise GpuReadError(
-            "bad_output", f"nvidia-smi XML has root <{root.tag}>, not <nvidia_smi_log>"
-        )
+        message = gettext("nvidia-smi XML has root <{tag}>, not <nvidia_smi_log>")
+        raise GpuReadError("bad_output", message.format(tag=root.tag))
     gpus = [_gpu(element, index) for index, element in enumerate(root.findall("gpu"))]
     return Snapshot(
         source="nvidia-smi",
@@ -86,12 +88,12 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     if gpu.mig_mode == "enabled":
         for attribute in ("utilization_gpu", "utilization_memory"):
             if getattr(gpu, attribute) is None:
-                gpu.unavailable[attribute] = MIG_UNAVAILABLE
+                gpu.unavailable[attribute] = gettext(MIG_UNAVAILABLE)
     gpu.mig_devices = [_mig_device(mig) for mig in element.findall("mig_devices/mig_device")]
     processes = (_process(info) for info in element.findall("processes/process_info"))
     gpu.processes = [process for process in processes if process is not None]
     if any(says_gpu_lost(child.text) for child in element.iter()):
-        gpu.error = GpuReadError("gpu_lost", f"GPU {index} is lost").to_error()
+        gpu.error = gpu_lost(index)
     return gpu
 
 
