@@ -26,6 +26,7 @@ from .inspector import inspect_kernel
 from .kernels import KernelJoin, kernels_summary
 from .metrics import KERNEL_USAGE_SETTING, in_networks, render
 from .probe import DEFAULT_PACKAGES, probe_expression
+from .translation import gettext
 
 try:
     from jupyter_server.auth.decorator import allow_unauthenticated
@@ -159,7 +160,7 @@ class DiagnoseHandler(GpuMonitorHandler):
         if not isinstance(expected, (str, type(None))):
             raise tornado.web.HTTPError(400, "expected_prefix must be a path or null")
         if kernel_id not in self.kernel_manager:
-            raise tornado.web.HTTPError(404, "no such kernel on this server")
+            raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
         report = await inspect_kernel(
             kernel_id,
             kernel_manager=self.kernel_manager,
@@ -181,7 +182,7 @@ class KernelSpansHandler(GpuMonitorHandler):
     async def post(self, kernel_id: str) -> None:
         join = self.settings["gpu_monitor_kernel_join"]
         if kernel_id not in self.kernel_manager and not join.memory_history.knows(kernel_id):
-            raise tornado.web.HTTPError(404, "no such kernel on this server")
+            raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
         raw = (self.get_json_body() or {}).get("spans")
         try:
             spans = [Span(float(span["start"]), float(span["end"])) for span in raw]

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from ..translation import gettext
 from .condarc import load_settings
 from .history import parse_history, requested_specs
 from .locations import conda_roots
@@ -106,10 +107,10 @@ def environment_document(environment: Environment, style: str = "no-builds") -> 
     dependencies: list[Any]
     if style == "from-history":
         if environment.kind == "venv":
-            raise UnsupportedExport(
-                f"{environment.name} is a venv: it has no conda history to export from; "
-                "use style no-builds"
+            message = gettext(
+                "{name} is a venv: it has no conda history to export from; use style no-builds"
             )
+            raise UnsupportedExport(message.format(name=environment.name))
         try:
             with open(os.path.join(prefix, "conda-meta", "history"), encoding="utf-8") as handle:
                 history = handle.read()
