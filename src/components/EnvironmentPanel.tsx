@@ -4,11 +4,8 @@ import {
   nullTranslator,
   TranslationBundle
 } from '@jupyterlab/translation';
-import { ReactWidget } from '@jupyterlab/ui-components';
 import { CommandRegistry } from '@lumino/commands';
 import { IDisposable } from '@lumino/disposable';
-import { Message } from '@lumino/messaging';
-import { Signal } from '@lumino/signaling';
 import * as React from 'react';
 
 import { downloadFile } from '../download';
@@ -21,13 +18,14 @@ import {
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { EnvironmentView } from './EnvironmentView';
+import { WatchingPanel } from './WatchingPanel';
 
 /**
  * The Environment side panel: the current kernel's environment, the
  * findings with their fixes, the notebook's fingerprint and the server's
  * environments. Shown, it has the inspector inspect the kernel.
  */
-export class EnvironmentPanel extends ReactWidget {
+export class EnvironmentPanel extends WatchingPanel {
   /**
    * Create the panel.
    */
@@ -45,10 +43,10 @@ export class EnvironmentPanel extends ReactWidget {
     this.title.caption = this._trans.__('Environment');
     this.node.setAttribute('role', 'region');
     this.node.setAttribute('aria-label', this._trans.__('Environment'));
-    this._inspector.changed.connect(this._onChanged, this);
-    this._inspector.environments.changed.connect(this._onChanged, this);
-    this._gpuModel?.changed.connect(this._onChanged, this);
-    this._commands.commandChanged.connect(this._onChanged, this);
+    this._inspector.changed.connect(this.onSourceChanged, this);
+    this._inspector.environments.changed.connect(this.onSourceChanged, this);
+    this._gpuModel?.changed.connect(this.onSourceChanged, this);
+    this._commands.commandChanged.connect(this.onSourceChanged, this);
   }
 
   /**
@@ -73,22 +71,10 @@ export class EnvironmentPanel extends ReactWidget {
   }
 
   /**
-   * Stop watching.
-   */
-  dispose(): void {
-    if (this.isDisposed) {
-      return;
-    }
-    this._watch(false);
-    Signal.disconnectReceiver(this);
-    super.dispose();
-  }
-
-  /**
    * The panel's content.
    */
   render(): React.ReactElement | null {
-    if (!this._shown) {
+    if (!this.shown) {
       return null;
     }
     return (
@@ -119,72 +105,22 @@ export class EnvironmentPanel extends ReactWidget {
   }
 
   /**
-   * Watch once shown.
+   * Have the inspector inspect the kernel, and the model read the GPUs;
+   * read the server's environments.
    */
-  protected onAfterShow(msg: Message): void {
-    super.onAfterShow(msg);
-    this._watch(true);
-  }
-
-  /**
-   * Watch when attached visible, as on a restored layout.
-   */
-  protected onAfterAttach(msg: Message): void {
-    super.onAfterAttach(msg);
-    if (this.isVisible) {
-      this._watch(true);
+  protected watch(): IDisposable[] {
+    void this._inspector.environments.load();
+    const watchers = [this._inspector.watch()];
+    if (this._gpuModel) {
+      watchers.push(this._gpuModel.watch());
     }
-  }
-
-  /**
-   * Stop watching once hidden.
-   */
-  protected onAfterHide(msg: Message): void {
-    super.onAfterHide(msg);
-    this._watch(false);
-  }
-
-  /**
-   * Stop watching once detached.
-   */
-  protected onBeforeDetach(msg: Message): void {
-    this._watch(false);
-    super.onBeforeDetach(msg);
-  }
-
-  /**
-   * Start or stop watching the kernel, the environments and the GPUs.
-   */
-  private _watch(watching: boolean): void {
-    if (watching && this._watchers.length === 0) {
-      this._shown = true;
-      this._watchers = [this._inspector.watch()];
-      if (this._gpuModel) {
-        this._watchers.push(this._gpuModel.watch());
-      }
-      void this._inspector.environments.load();
-      this.update();
-    } else if (!watching) {
-      this._watchers.forEach(watcher => watcher.dispose());
-      this._watchers = [];
-    }
-  }
-
-  /**
-   * Render what changed, if anyone can see it.
-   */
-  private _onChanged(): void {
-    if (this.isVisible) {
-      this.update();
-    }
+    return watchers;
   }
 
   private _inspector: IEnvironmentInspector;
   private _gpuModel: IGpuMonitorModel | null;
   private _commands: CommandRegistry;
   private _trans: TranslationBundle;
-  private _watchers: IDisposable[] = [];
-  private _shown = false;
 }
 
 /**

@@ -3,17 +3,17 @@ import {
   nullTranslator,
   TranslationBundle
 } from '@jupyterlab/translation';
-import { ReactWidget } from '@jupyterlab/ui-components';
 import { IDisposable } from '@lumino/disposable';
-import { Message } from '@lumino/messaging';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
 
 import { CHART_KINDS, ChartKind } from '../gpu/charts';
+import { downloadFile } from '../download';
 import { csvFileName, historyCsv } from '../gpu/csv';
 import { gpuIcon } from '../icons';
 import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { IPanelActions } from './actions';
+import { WatchingPanel } from './WatchingPanel';
 
 /**
  * The panel's content, with uPlot: loaded the first time the panel is shown,
@@ -33,7 +33,7 @@ export type ChartVisibility = { readonly [K in ChartKind]?: boolean };
  * kernels only while it is visible; hidden, it neither polls for them nor
  * renders.
  */
-export class GpuMonitorPanel extends ReactWidget {
+export class GpuMonitorPanel extends WatchingPanel {
   /**
    * Create the panel.
    */
@@ -51,9 +51,9 @@ export class GpuMonitorPanel extends ReactWidget {
     this.title.caption = this._trans.__('GPU Monitor');
     this.node.setAttribute('role', 'region');
     this.node.setAttribute('aria-label', this._trans.__('GPU Monitor'));
-    this._model.changed.connect(this._onModelChanged, this);
-    this._model.historyChanged.connect(this._onModelChanged, this);
-    this._cellRuns?.changed.connect(this._onModelChanged, this);
+    this._model.changed.connect(this.onSourceChanged, this);
+    this._model.historyChanged.connect(this.onSourceChanged, this);
+    this._cellRuns?.changed.connect(this.onSourceChanged, this);
   }
 
   /**
@@ -102,35 +102,18 @@ export class GpuMonitorPanel extends ReactWidget {
     if (last === undefined) {
       return;
     }
-    const csv = historyCsv(history, last - this._windowSeconds);
-    const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = csvFileName(last);
-    document.body.appendChild(link);
-    link.click();
-    link.remove();
-    // The download has started once click() returns.
-    URL.revokeObjectURL(url);
-  }
-
-  /**
-   * Stop watching the model.
-   */
-  dispose(): void {
-    if (this.isDisposed) {
-      return;
-    }
-    this._watch(false);
-    Signal.disconnectReceiver(this);
-    super.dispose();
+    downloadFile(
+      historyCsv(history, last - this._windowSeconds),
+      csvFileName(last),
+      'text/csv'
+    );
   }
 
   /**
    * The panel's content.
    */
   render(): React.ReactElement | null {
-    if (!this._shown) {
+    if (!this.shown) {
       return null;
     }
     const trans = this._trans;
@@ -161,72 +144,19 @@ export class GpuMonitorPanel extends ReactWidget {
   }
 
   /**
-   * Watch the model's history and kernels once shown.
+   * Have the model poll for the history and the kernels, besides the latest
+   * readings.
    */
-  protected onAfterShow(msg: Message): void {
-    super.onAfterShow(msg);
-    this._watch(true);
-    this.update();
-  }
-
-  /**
-   * Watch the model's history and kernels when attached visible, as on a
-   * restored layout.
-   */
-  protected onAfterAttach(msg: Message): void {
-    super.onAfterAttach(msg);
-    if (this.isVisible) {
-      this._watch(true);
-      this.update();
-    }
-  }
-
-  /**
-   * Stop watching the model's history and kernels once hidden.
-   */
-  protected onAfterHide(msg: Message): void {
-    super.onAfterHide(msg);
-    this._watch(false);
-  }
-
-  /**
-   * Stop watching the model's history and kernels once detached.
-   */
-  protected onBeforeDetach(msg: Message): void {
-    this._watch(false);
-    super.onBeforeDetach(msg);
-  }
-
-  /**
-   * Start or stop watching the model's history and kernels.
-   */
-  private _watch(watching: boolean): void {
-    this._shown ||= watching;
-    if (watching && this._watcher === null) {
-      this._watcher = this._model.watch({ history: true, kernels: true });
-    } else if (!watching && this._watcher !== null) {
-      this._watcher.dispose();
-      this._watcher = null;
-    }
-  }
-
-  /**
-   * Render what changed, if anyone can see it.
-   */
-  private _onModelChanged(): void {
-    if (this.isVisible) {
-      this.update();
-    }
+  protected watch(): IDisposable[] {
+    return [this._model.watch({ history: true, kernels: true })];
   }
 
   private _model: IGpuMonitorModel;
   private _actions: IPanelActions;
   private _cellRuns: ICellGpuRuns | null;
   private _trans: TranslationBundle;
-  private _watcher: IDisposable | null = null;
   private _windowSeconds = 300;
   private _charts: readonly ChartKind[] = CHART_KINDS;
-  private _shown = false;
   private _themeRevision = 0;
   private _windowChanged = new Signal<this, number>(this);
 }
