@@ -8,7 +8,7 @@ import {
   IGpuTimeSeries
 } from '../tokens';
 import { sameGpu } from './history';
-import { MIB_PER_GIB } from './units';
+import { formatClockTime, MIB_PER_GIB } from './units';
 
 /**
  * The charts of the panel.
@@ -184,7 +184,17 @@ export function chartOptions(
       }
     },
     axes: [
-      axis,
+      {
+        ...axis,
+        // uPlot's own tick labels are English ("1:05pm"); a tick less than
+        // a minute from the next shows its seconds. Every tick shows its
+        // whole time ("1:05:30 PM"), so ticks a few seconds apart get more
+        // room than uPlot gives them.
+        space: (plot: uPlot, axisIndex: number, min: number, max: number) =>
+          max - min <= 120 ? 80 : 55,
+        values: (plot: uPlot, splits: number[], axisIndex, space, increment) =>
+          splits.map(seconds => formatClockTime(seconds, increment < 60))
+      },
       {
         ...axis,
         size: 40,

@@ -146,6 +146,27 @@ export function formatDay(iso: string): string {
 }
 
 /**
+ * A time of day, as the interface's language writes it ("1:05 PM",
+ * "13:05"), with seconds when asked: the time axis of the charts.
+ */
+export function formatClockTime(
+  epochSeconds: number,
+  withSeconds: boolean
+): string {
+  const key = `${Private.language()} ${withSeconds}`;
+  let format = Private.clockFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(Private.language(), {
+      hour: 'numeric',
+      minute: '2-digit',
+      ...(withSeconds ? { second: '2-digit' } : {})
+    });
+    Private.clockFormats.set(key, format);
+  }
+  return format.format(new Date(epochSeconds * 1000));
+}
+
+/**
  * Items as a list reads in the interface's language: "a, b" in English,
  * "a、b" in Chinese.
  */
@@ -180,6 +201,12 @@ namespace Private {
   }
 
   const decimalFormats = new Map<string, Intl.NumberFormat>();
+
+  /**
+   * The formatters of {@link formatClockTime}, one per language and
+   * precision: the time axis formats each of its ticks on every redraw.
+   */
+  export const clockFormats = new Map<string, Intl.DateTimeFormat>();
 
   /**
    * A number with a fixed count of decimals, in the interface's language.
