@@ -59,26 +59,27 @@ def test_the_committed_catalogue_passes(project):
     assert "every one translated in 1 locale(s)" in result.stdout
 
 
-def test_a_new_panel_string_without_translation_fails(project):
-    append(
-        project / "src/gpu/units.ts",
+NEW_STRINGS = {
+    "panel": (
+        "src/gpu/units.ts",
         "\nexport function hint(trans: TranslationBundle): string {\n"
         "  return trans.__('Lower the batch size');\n}\n",
-    )
+    ),
+    "server message": (
+        "jupyter_server_ext/jupyterlab_gpu_monitor/diagnose.py",
+        '\n\ndef hint() -> str:\n    return gettext("Lower the batch size")\n',
+    ),
+}
+
+
+@pytest.mark.parametrize("side", NEW_STRINGS)
+def test_a_new_string_without_translation_fails(project, side):
+    path, code = NEW_STRINGS[side]
+    append(project / path, code)
     result = check(project)
     assert result.returncode == 1
     assert "missing 'Lower the batch size'" in result.stderr
     assert "jupyterlab_gpu_monitor.pot is out of date" in result.stderr
-
-
-def test_a_new_server_message_without_translation_fails(project):
-    append(
-        project / "jupyter_server_ext/jupyterlab_gpu_monitor/diagnose.py",
-        '\n\ndef hint() -> str:\n    return gettext("Lower the batch size")\n',
-    )
-    result = check(project)
-    assert result.returncode == 1
-    assert "missing 'Lower the batch size'" in result.stderr
 
 
 def test_a_new_setting_without_translation_fails(project):
