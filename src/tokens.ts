@@ -1224,8 +1224,10 @@ export interface IEnvironmentInspector extends IDisposable {
    */
   readonly error: string | null;
   /**
-   * The versions of the key packages as the server reads them from the
-   * environment's records; null until read. Used while there is no probe.
+   * The versions of the frameworks the panel and the reproducibility cell
+   * look for (numpy, torch, tensorflow, jax) as the server reads them from
+   * the environment's records; null until read. Used while there is no
+   * probe, whose answer holds every key package.
    */
   readonly serverPackages: { [name: string]: string | null } | null;
   /**

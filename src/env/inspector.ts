@@ -37,22 +37,8 @@ import {
   readFingerprint
 } from './fingerprint';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
+import { FRAMEWORKS } from '../seed/generator';
 import { isPythonKernel, ProbeError, runProbe } from './probe';
-
-/**
- * The packages the probe always reports (the server's defaults): the key
- * packages of a fingerprint, besides those of the settings.
- */
-export const DEFAULT_PACKAGES = [
-  'torch',
-  'torchvision',
-  'torchaudio',
-  'tensorflow',
-  'jax',
-  'jaxlib',
-  'numpy',
-  'pandas'
-];
 
 /**
  * The server finding that the kernel left the environment the fingerprint
@@ -477,8 +463,8 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   }
 
   /**
-   * Find the kernel's environment in the server's listing and read the key
-   * packages from its records. A failure leaves them unknown.
+   * Find the kernel's environment in the server's listing and read the
+   * frameworks' versions from its records. A failure leaves them unknown.
    */
   private async _readEnvironment(prefix: string | null): Promise<void> {
     await this.environments.load();
@@ -493,10 +479,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       const { packages } = await this.environments.loadPackages(
         this._environment.id
       );
-      this._serverPackages = packageVersions(packages, [
-        ...DEFAULT_PACKAGES,
-        ...this._packages
-      ]);
+      this._serverPackages = packageVersions(packages, FRAMEWORKS);
       this._condaPackages = new Set(
         packages
           .filter(record => record.installer === 'conda')
