@@ -227,3 +227,14 @@ class FakeConda:
         if not self.log.exists():
             return []
         return [line.split() for line in self.log.read_text().splitlines()]
+
+
+# The captures most tests build their environments from.
+HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
+BASE_2021 = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
+
+
+def env_2025(prefix: Path, history: str = HISTORY_2025, **options) -> Path:
+    """The free-threaded Python 3.13 environment of the 2025 history (conda-forge)."""
+    dists = installed_by_history(history, "conda-forge", "osx-arm64")
+    return make_conda_env(prefix, dists, history=history, **options)

@@ -13,14 +13,13 @@ import pytest
 import yaml
 
 from .conda_layouts import (
+    BASE_2021,
     conda_capture,
-    dists_of_conda_list_json,
-    installed_by_history,
+    env_2025,
     make_conda_env,
 )
 
 SCRIPT = Path(sys.executable).with_name("jupyter-gpu-monitor")
-HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -32,14 +31,9 @@ def run(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def layout(conda_home):
     """Two conda roots, and the 2025 history's environment in the first."""
-    base = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
-    make_conda_env(conda_home / "miniconda3", base, root=True)
-    make_conda_env(conda_home / "miniforge3", base, root=True)
-    make_conda_env(
-        conda_home / "miniconda3" / "envs" / "devops",
-        installed_by_history(HISTORY_2025, "conda-forge", "osx-arm64"),
-        history=HISTORY_2025,
-    )
+    make_conda_env(conda_home / "miniconda3", BASE_2021, root=True)
+    make_conda_env(conda_home / "miniforge3", BASE_2021, root=True)
+    env_2025(conda_home / "miniconda3" / "envs" / "devops")
     return conda_home
 
 

@@ -20,22 +20,16 @@ from jupyterlab_gpu_monitor.conda.errors import AmbiguousEnvironment, Environmen
 from jupyterlab_gpu_monitor.conda.kernelspecs import prefix_of_executable
 
 from .conda_layouts import (
+    BASE_2021,
+    HISTORY_2025,
     add_dist_info,
     conda_capture,
-    dists_of_conda_list_json,
+    env_2025,
     installed_by_history,
     make_conda_env,
 )
 
-HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
 HISTORY_2016 = conda_capture("conda-meta-history-2016-conda-3.19-self-update.txt")
-BASE_2021 = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
-
-
-def env_2025(prefix: Path, history: str = HISTORY_2025, **options) -> Path:
-    """The free-threaded Python 3.13 environment of the 2025 history (conda-forge)."""
-    dists = installed_by_history(history, "conda-forge", "osx-arm64")
-    return make_conda_env(prefix, dists, history=history, **options)
 
 
 def root_2021(prefix: Path) -> Path:

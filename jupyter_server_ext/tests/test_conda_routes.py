@@ -11,16 +11,17 @@ import tornado
 import yaml
 
 from .conda_layouts import (
+    BASE_2021,
+    HISTORY_2025,
     Dist,
     add_dist_info,
     conda_capture,
-    dists_of_conda_list_json,
+    env_2025,
     installed_by_history,
     make_conda_env,
 )
 from .replay import server_config
 
-HISTORY_2025 = conda_capture("conda-meta-history-osx-arm64-py313t-conda-25.1.2.txt")
 SITE = "lib/python3.13t/site-packages"
 
 
@@ -34,10 +35,9 @@ def home(jp_environ, conda_home):
     """Two conda roots (so two "base"), and two environments of the 2025 history, one with
     pip's torch over conda's pytorch. After jp_environ, which sets its own HOME."""
     dists = installed_by_history(HISTORY_2025, "conda-forge", "osx-arm64")
-    base = dists_of_conda_list_json(conda_capture("conda-list-json-osx64-2021.json"))
-    make_conda_env(conda_home / "miniconda3", base, root=True)
-    make_conda_env(conda_home / "anaconda3", base, root=True)
-    make_conda_env(conda_home / "miniconda3" / "envs" / "devops", dists, history=HISTORY_2025)
+    make_conda_env(conda_home / "miniconda3", BASE_2021, root=True)
+    make_conda_env(conda_home / "anaconda3", BASE_2021, root=True)
+    env_2025(conda_home / "miniconda3" / "envs" / "devops")
     train = make_conda_env(
         conda_home / "miniconda3" / "envs" / "train",
         [*dists, Dist("pytorch", "2.5.1", "py3.13_cpu_0", "pytorch")],
