@@ -21,12 +21,13 @@ RECENT_MINUTES = 5.0
 
 def recent_utilization(sampler: Sampler, minutes: float = RECENT_MINUTES) -> dict[int, float]:
     """Each GPU's mean utilisation over the last minutes of the history."""
-    served = sampler.history.since(time.time() - minutes * 60)
+    now = time.time()
+    _, gpus = sampler.history.utilization_between(now - minutes * 60, now)
     means = {}
-    for column in served["gpus"]:
-        values = [value for value in column["utilization_gpu"] if value is not None]
+    for index, (_, series) in gpus.items():
+        values = [value for value in series if value is not None]
         if values:
-            means[column["index"]] = sum(values) / len(values)
+            means[index] = sum(values) / len(values)
     return means
 
 

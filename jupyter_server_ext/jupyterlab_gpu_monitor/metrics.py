@@ -18,13 +18,14 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from .gpu.model import ERROR_KINDS, Gpu, Snapshot
+from .gpu.errors import ERROR_KINDS
+from .gpu.model import Gpu, Snapshot
 from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES, MIB
 from .gpu.sampler import Sampler
 
 log = logging.getLogger(__name__)
 
-# The key of ``web_app.settings`` under which kernels.py leaves a zero-argument callable that
+# The key of ``web_app.settings`` under which routes.py leaves a zero-argument callable that
 # returns this server's per-kernel GPU memory (objects shaped like KernelGpuMemory).
 KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import asdict
 
 import tornado
 from jupyter_server.auth.decorator import authorized
@@ -113,7 +114,7 @@ class StatusHandler(GpuMonitorHandler):
                     "reads": sampler.reads,
                     "driver_version": good.driver_version if good else None,
                     "cuda_version": good.cuda_version if good else None,
-                    "error": snapshot.to_json()["error"],
+                    "error": asdict(snapshot.error) if snapshot.error else None,
                 }
             )
         )
@@ -360,7 +361,7 @@ def setup_route_handlers(
         web_app.settings.get("kernel_spec_manager"), config
     )
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
-    web_app.settings["gpu_monitor_kernel_usage"] = lambda: kernel_join.usage
+    web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
     web_app.add_handlers(
         ".*$",

@@ -62,6 +62,18 @@ async def test_auto_recovers_when_the_driver_comes_back(fake_smi):
     assert (await source.sample()).gpus[0].memory_used_mib == 819
 
 
+async def test_auto_asks_a_failing_source_once_per_read(fake_smi):
+    source = AutoSource(NvmlSource(), NvidiaSmiSource())
+    await source.sample()
+    fake_smi.fail(SMI_FIXTURES / "errors/driver-not-loaded-couldnt-communicate.txt")
+    before = len(fake_smi.calls())
+    with pytest.raises(GpuReadError) as raised:
+        await source.sample()
+    # A hung driver would otherwise cost two timeouts in every read.
+    assert len(fake_smi.calls()) == before + 1
+    assert raised.value.kind == "driver_not_loaded"
+
+
 class StandInNvml:
     """The calls NvmlSource makes, answering from a device table and raising pynvml's own
     exceptions: a GPU machine's behaviour for a machine without one."""

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
-from jupyterlab_gpu_monitor.gpu.model import ERROR_KINDS
+from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, GpuReadError
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.smi_csv import parse_compute_apps, parse_query_gpu
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list

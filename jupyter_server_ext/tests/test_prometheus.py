@@ -21,8 +21,8 @@ import tornado.httpserver
 import tornado.netutil
 import tornado.web
 from jupyterlab_gpu_monitor.config import GpuMonitor
-from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
-from jupyterlab_gpu_monitor.gpu.model import ERROR_KINDS, Snapshot
+from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, GpuReadError
+from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler

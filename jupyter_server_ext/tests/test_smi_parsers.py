@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from jupyterlab_gpu_monitor.gpu.errors import HINTS, error_from_output, kind_of_message
-from jupyterlab_gpu_monitor.gpu.model import ERROR_KINDS
+from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, HINTS, error_from_output, kind_of_message
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.smi_csv import field_name, parse_compute_apps, parse_query_gpu
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list

@@ -51,6 +51,9 @@ HINTS = {
     ),
 }
 
+# Every kind a read failure has: the keys of HINTS, each with its fix.
+ERROR_KINDS = tuple(HINTS)
+
 # Patterns over nvidia-smi's own error messages. Only GPU states are listed here: messages
 # about other things (NVLink queries, usage errors) must not be mistaken for one.
 _MESSAGE_KINDS = (

@@ -9,22 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-ERROR_KINDS = (
-    "not_installed",
-    "driver_not_loaded",
-    "version_mismatch",
-    "no_devices",
-    "gpu_lost",
-    "permission",
-    "timeout",
-    "bad_output",
-    "unknown",
-)
-
 
 @dataclass
 class GpuError:
-    """Why a read failed: a kind from ``ERROR_KINDS``, what happened, and what to do about it."""
+    """Why a read failed: one of ``errors.ERROR_KINDS``, what happened, and what to do."""
 
     kind: str
     message: str

@@ -55,13 +55,17 @@ class AutoSource:
 
     async def sample(self) -> Snapshot:
         """A snapshot from the first source that works; else the most telling failure."""
+        failed: GpuSource | None = None
+        failure: GpuReadError | None = None
         if self._current is not None:
             try:
                 return await self._current.sample()
-            except GpuReadError:
-                self._current = None
-        failure: GpuReadError | None = None
+            except GpuReadError as error:
+                # Not asked again in this read: a hung nvidia-smi would cost two timeouts.
+                failed, failure, self._current = self._current, error, None
         for candidate in self._candidates:
+            if candidate is failed:
+                continue
             try:
                 snapshot = await candidate.sample()
             except GpuReadError as error:
