@@ -15,7 +15,7 @@ from .conda.model import Package
 from .conda.records import conda_and_pip
 from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
 from .gpu.model import Snapshot
-from .kernel_env import KernelProcessFacts, environment_root
+from .kernel_env import KernelProcessFacts
 from .translation import gettext, join_list, ngettext
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -50,7 +50,9 @@ class Facts:
     process: KernelProcessFacts | None = None
     packages: list[Package] | None = None  # the environment's, conda and pip
     kernelspec_name: str | None = None
-    kernelspec_interpreter: str | None = None  # argv[0] of the kernelspec
+    # What the kernelspec runs (argv[0], as jupyter_client runs it) and the environment it names.
+    kernelspec_interpreter: str | None = None
+    kernelspec_prefix: str | None = None
     expected_prefix: str | None = None  # where the notebook's fingerprint says it ran
     # GPU index -> MiB this kernel holds there, and the GPU's mean utilisation lately.
     held_memory_mib: dict[int, float] = field(default_factory=dict)
@@ -292,10 +294,8 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
             ),
         )
     interpreter = facts.kernelspec_interpreter
-    if not interpreter:
-        return
     spec = facts.kernelspec_name or gettext("this kernel")
-    if "/" not in interpreter and "\\" not in interpreter:
+    if interpreter and "/" not in interpreter and "\\" not in interpreter:
         yield Finding(
             id="kernelspec-depends-on-path",
             severity="info",
@@ -310,7 +310,7 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
             ),
         )
         return
-    expected, _ = environment_root(interpreter)
+    expected = facts.kernelspec_prefix
     if expected and expected != running:
         yield Finding(
             id="kernel-not-in-kernelspec-environment",
@@ -318,8 +318,8 @@ def wrong_environment(facts: Facts) -> Iterable[Finding]:
             title=gettext(
                 'The kernel "{spec}" does not run in the environment its kernelspec names'
             ).format(spec=spec),
-            evidence=gettext("kernelspec: {interpreter}; running: {running}").format(
-                interpreter=interpreter, running=running
+            evidence=gettext("kernelspec: {expected}; running: {running}").format(
+                expected=expected, running=running
             ),
             fix=gettext(
                 "Re-register the kernel from the environment it should use: {command}"

@@ -7,9 +7,11 @@ on them); the in-kernel probe's answer, when the frontend has one, completes the
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from typing import Any
 
+from .conda.kernelspecs import launch_of, launched_interpreter
 from .conda.records import packages
 from .diagnose import Facts, diagnose
 from .gpu.sampler import Sampler
@@ -31,21 +33,29 @@ def recent_utilization(sampler: Sampler, minutes: float = RECENT_MINUTES) -> dic
     return means
 
 
-def _kernelspec_interpreter(kernel_spec_manager: Any, name: str | None) -> str | None:
-    if kernel_spec_manager is None or not name:
-        return None
+def kernelspec_launch(manager: Any) -> tuple[str | None, str | None]:
+    """What the kernel's kernelspec runs, as jupyter_client runs it, and the environment it
+    names (a ``conda run`` wrapper's or nb_conda_kernels' too): from the spec the kernel
+    manager loaded when the kernel started."""
     try:
-        argv = kernel_spec_manager.get_kernel_spec(name).argv
+        spec = manager.kernel_spec
     except Exception:
-        return None  # a kernelspec removed since the kernel started
-    return argv[0] if argv else None
+        return None, None  # a kernelspec removed since the kernel started
+    if inspect.iscoroutine(spec):
+        spec.close()  # a gateway's kernel: its kernelspec is not on this machine
+        return None, None
+    argv = [str(arg) for arg in getattr(spec, "argv", None) or []]
+    if not argv:
+        return None, None
+    metadata = getattr(spec, "metadata", None) or {}
+    launch = launch_of(manager.kernel_name, {"argv": argv, "metadata": metadata})
+    return launched_interpreter(argv[0]), launch.prefix if launch else None
 
 
 async def inspect_kernel(
     kernel_id: str,
     *,
     kernel_manager: Any,
-    kernel_spec_manager: Any,
     sampler: Sampler,
     kernel_join: KernelJoin,
     probe: dict | None = None,
@@ -57,6 +67,7 @@ async def inspect_kernel(
     process = await asyncio.to_thread(kernel_process_facts, pid) if pid is not None else None
     prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
     installed = await asyncio.to_thread(packages, prefix) if prefix else None
+    interpreter, kernelspec_prefix = await asyncio.to_thread(kernelspec_launch, manager)
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
     facts = Facts(
@@ -65,7 +76,8 @@ async def inspect_kernel(
         process=process,
         packages=installed,
         kernelspec_name=name,
-        kernelspec_interpreter=_kernelspec_interpreter(kernel_spec_manager, name),
+        kernelspec_interpreter=interpreter,
+        kernelspec_prefix=kernelspec_prefix,
         expected_prefix=expected_prefix,
         held_memory_mib={
             usage.gpu_index: usage.memory_used_mib

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import psutil
 
+from .conda.kernelspecs import prefix_of_executable
+
 # The variables that decide which environment and which GPUs a kernel gets.
 ENVIRONMENT_VARIABLES = (
     "CONDA_PREFIX",
@@ -42,20 +44,20 @@ class KernelProcessFacts:
 
 
 def environment_root(interpreter: str) -> tuple[str | None, str | None]:
-    """The prefix an interpreter belongs to and its kind (conda, venv, system).
+    """The prefix an interpreter belongs to and its kind (conda, venv, system): the environment
+    a kernelspec's program is found in (``prefix_of_executable``: ``<prefix>/python.exe`` and
+    ``<prefix>/lib/R/bin/R`` too), else the folder above a ``bin`` or ``Scripts``.
 
     A venv's ``bin/python`` is a symlink to the base interpreter, so the path the kernel was
     launched with says more than ``/proc/<pid>/exe``, which resolves it.
     """
+    prefix = prefix_of_executable(interpreter) if interpreter else None
+    if prefix is not None:
+        return prefix, "conda" if Path(prefix, "conda-meta").is_dir() else "venv"
     path = Path(interpreter)
-    if path.parent.name not in ("bin", "Scripts"):
-        return None, None
-    prefix = path.parent.parent
-    if (prefix / "conda-meta").is_dir():
-        return str(prefix), "conda"
-    if (prefix / "pyvenv.cfg").is_file():
-        return str(prefix), "venv"
-    return str(prefix), "system"
+    if path.parent.name in ("bin", "Scripts"):
+        return str(path.parent.parent), "system"
+    return None, None
 
 
 def kernel_process_facts(pid: int) -> KernelProcessFacts:

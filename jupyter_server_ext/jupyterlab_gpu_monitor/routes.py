@@ -165,7 +165,6 @@ class DiagnoseHandler(GpuMonitorHandler):
         report = await inspect_kernel(
             kernel_id,
             kernel_manager=self.kernel_manager,
-            kernel_spec_manager=self.kernel_spec_manager,
             sampler=self.sampler,
             kernel_join=self.settings["gpu_monitor_kernel_join"],
             probe=probe,

@@ -135,17 +135,30 @@ def test_cuda_visible_devices_from_the_kernels_start_when_no_probe_ran():
 
 
 @pytest.mark.parametrize(
-    "expected_prefix,interpreter,expected",
+    "expected_prefix,interpreter,kernelspec_prefix,expected",
     [
-        ("/opt/envs/other", None, [("kernel-not-in-recorded-environment", "warning")]),
-        (None, "python", [("kernelspec-depends-on-path", "info")]),
-        (None, "/opt/envs/other/bin/python", [("kernel-not-in-kernelspec-environment", "warning")]),
-        ("/opt/envs/train", "/opt/envs/train/bin/python", []),
+        ("/opt/envs/other", None, None, [("kernel-not-in-recorded-environment", "warning")]),
+        (None, "python", None, [("kernelspec-depends-on-path", "info")]),
+        (
+            None,
+            "/opt/envs/other/bin/python",
+            "/opt/envs/other",
+            [("kernel-not-in-kernelspec-environment", "warning")],
+        ),
+        # `conda run -p /opt/envs/train python -m ipykernel`: base's conda, train's Python.
+        (None, "/opt/conda/bin/conda", "/opt/envs/train", []),
+        ("/opt/envs/train", "/opt/envs/train/bin/python", "/opt/envs/train", []),
     ],
 )
-def test_kernel_outside_the_expected_environment(expected_prefix, interpreter, expected):
+def test_kernel_outside_the_expected_environment(
+    expected_prefix, interpreter, kernelspec_prefix, expected
+):
     facts = Facts(
-        capture(A5000), probe(), expected_prefix=expected_prefix, kernelspec_interpreter=interpreter
+        capture(A5000),
+        probe(),
+        expected_prefix=expected_prefix,
+        kernelspec_interpreter=interpreter,
+        kernelspec_prefix=kernelspec_prefix,
     )
     assert ids(diagnose(facts)) == expected
 

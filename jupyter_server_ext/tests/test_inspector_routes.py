@@ -7,9 +7,12 @@ import asyncio
 import json
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 import tornado
+from jupyter_client.kernelspec import KernelSpec
+from jupyterlab_gpu_monitor.inspector import kernelspec_launch
 
 from .test_kernels import kernel_pid, start_session
 
@@ -130,3 +133,21 @@ async def test_spans_of_an_unknown_kernel_or_malformed_spans_are_refused(fake_sm
         )
     )
     assert code == 400 and "start <= end" in message
+
+
+@pytest.mark.parametrize(
+    "argv,metadata,interpreter,prefix",
+    [
+        # ipykernel's own kernelspec: jupyter_client runs it with the server's Python.
+        (["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"], {}, sys.executable, sys.prefix),
+        ([sys.executable, "-m", "ipykernel_launcher"], {}, sys.executable, sys.prefix),
+        # A `conda run` wrapper names its environment, not conda's.
+        (["conda", "run", "-p", "/opt/envs/train", "python", "-m", "ipykernel_launcher"], {}, "conda", "/opt/envs/train"),
+        # nb_conda_kernels says where in its metadata.
+        (["/opt/conda/bin/python", "-m", "ipykernel_launcher"], {"conda_env_path": "/opt/envs/train"}, "/opt/conda/bin/python", "/opt/envs/train"),
+    ],
+)  # fmt: skip
+def test_the_kernelspec_is_read_as_jupyter_client_launches_it(argv, metadata, interpreter, prefix):
+    spec = KernelSpec(argv=argv, display_name="k", language="python", metadata=metadata)
+    manager = SimpleNamespace(kernel_name="k", kernel_spec=spec)
+    assert kernelspec_launch(manager) == (interpreter, prefix)

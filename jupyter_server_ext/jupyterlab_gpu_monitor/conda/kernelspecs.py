@@ -49,6 +49,12 @@ def prefix_of_executable(executable: str) -> str | None:
     return None
 
 
+def launched_interpreter(program: str) -> str:
+    """The program a kernelspec's argv[0] names, as jupyter_client runs it: ``python``,
+    ``python3`` and ``python3.X`` are the server's own Python."""
+    return sys.executable if program in _SERVER_PYTHON else program
+
+
 def _option(argv: list[str], *names: str) -> str | None:
     for index, arg in enumerate(argv):
         for name in names:
@@ -75,7 +81,7 @@ def launch_of(name: str, spec: Mapping[str, Any]) -> Launch | None:
             return Launch(name, prefix=normal_path(prefix))
         env_name = _option(argv, "-n", "--name")
         return Launch(name, env_name=env_name) if env_name else None
-    executable = sys.executable if argv[0] in _SERVER_PYTHON else argv[0]
+    executable = launched_interpreter(argv[0])
     if not os.path.isabs(executable):
         executable = shutil.which(executable) or ""
     prefix = prefix_of_executable(executable) if executable else None
