@@ -17,6 +17,13 @@ import { ISignal } from '@lumino/signaling';
 export const TRANSLATION_DOMAIN = 'jupyterlab_gpu_monitor';
 
 /**
+ * The metadata key the extension keeps its records under: a notebook's
+ * `environment` (the fingerprint), a cell's `last_run` and
+ * `reproducibility`.
+ */
+export const METADATA_KEY = 'gpu_monitor';
+
+/**
  * The ids of every command this extension registers.
  */
 export namespace CommandIDs {

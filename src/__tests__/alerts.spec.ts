@@ -8,9 +8,9 @@ import {
   alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
-  IGpuAlert,
-  MAX_MESSAGE_LENGTH
+  IGpuAlert
 } from '../gpu/alerts';
+import { MAX_MESSAGE_LENGTH } from '../notification';
 import { a100MigSnapshot, a5000At, driverNotLoadedSnapshot } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');

@@ -19,13 +19,13 @@ import {
 } from '../cells/format';
 import { recordedNeed, writeLastRuns } from '../cells/notebookRecords';
 import { NotebookGpuRuns } from '../cells/notebookRuns';
+import { lastRunRecord, notebookNeed, readLastRun } from '../cells/record';
 import {
-  CELL_METADATA_KEY,
-  lastRunRecord,
-  notebookNeed,
-  readLastRun
-} from '../cells/record';
-import { ICellRun, INotebookGpuNeed, ISpanFigures } from '../tokens';
+  ICellRun,
+  INotebookGpuNeed,
+  ISpanFigures,
+  METADATA_KEY
+} from '../tokens';
 import {
   a5000KernelSnapshot,
   a5000Kernels,
@@ -203,8 +203,8 @@ describe('the record a cell keeps of its last run', () => {
     const fresh = runs.add(runOver(ON_T4, 'cell-fresh'));
     runs.setFigures(fresh, ON_T4);
     const cells = [
-      cell('cell-train', { [CELL_METADATA_KEY]: { note: 'kept' } }),
-      cell('cell-short', { [CELL_METADATA_KEY]: { last_run: old } }),
+      cell('cell-train', { [METADATA_KEY]: { note: 'kept' } }),
+      cell('cell-short', { [METADATA_KEY]: { last_run: old } }),
       cell('cell-fresh'),
       cell('cell-markdown', {}, 'markdown')
     ];
@@ -212,15 +212,15 @@ describe('the record a cell keeps of its last run', () => {
     expect(writeLastRuns(cells, runs)).toBe(2);
     expect(writeLastRuns(cells, runs)).toBe(0);
 
-    expect(cells[0].metadata[CELL_METADATA_KEY]).toEqual({
+    expect(cells[0].metadata[METADATA_KEY]).toEqual({
       note: 'kept',
       last_run: lastRunRecord(runOver(TAKING))
     });
-    expect(cells[2].metadata[CELL_METADATA_KEY]).toEqual({
+    expect(cells[2].metadata[METADATA_KEY]).toEqual({
       last_run: lastRunRecord(runOver(ON_T4))
     });
     // Too short to measure: the record of the run before stays.
-    expect(cells[1].metadata[CELL_METADATA_KEY]).toEqual({ last_run: old });
+    expect(cells[1].metadata[METADATA_KEY]).toEqual({ last_run: old });
     expect(cells[1].setMetadata).not.toHaveBeenCalled();
   });
 
@@ -228,9 +228,9 @@ describe('the record a cell keeps of its last run', () => {
     const onT4 = lastRunRecord(runOver(ON_T4))!;
     const onA5000s = lastRunRecord(runOver(TAKING))!;
     const cells = [
-      cell('a', { [CELL_METADATA_KEY]: { last_run: onT4 } }),
-      cell('b', { [CELL_METADATA_KEY]: { last_run: onA5000s } }),
-      cell('c', { [CELL_METADATA_KEY]: { last_run: 'broken' } })
+      cell('a', { [METADATA_KEY]: { last_run: onT4 } }),
+      cell('b', { [METADATA_KEY]: { last_run: onA5000s } }),
+      cell('c', { [METADATA_KEY]: { last_run: 'broken' } })
     ];
 
     expect(recordedNeed(cells)).toEqual({

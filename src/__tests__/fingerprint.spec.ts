@@ -6,13 +6,12 @@ import {
   diffFingerprint,
   driftFindings,
   makeFingerprint,
-  METADATA_KEY,
   parseFingerprint,
   readFingerprint,
   torchCudaBuild,
   writeFingerprint
 } from '../env/fingerprint';
-import { IEnvironmentFingerprint } from '../tokens';
+import { IEnvironmentFingerprint, METADATA_KEY } from '../tokens';
 import { environmentList, probeOf, probeReplies } from './envPayloads';
 import { a100MigSnapshot, a5000Snapshot } from './payloads';
 

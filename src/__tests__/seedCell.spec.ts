@@ -6,7 +6,8 @@ import {
 } from '@jupyterlab/translation';
 import { spawnSync } from 'child_process';
 
-import { CELL_METADATA_KEY, findSeedCells, upsertSeedCell } from '../seed/cell';
+import { findSeedCells, upsertSeedCell } from '../seed/cell';
+import { METADATA_KEY } from '../tokens';
 import {
   Framework,
   FRAMEWORKS,
@@ -256,7 +257,7 @@ describe('upsertSeedCell', () => {
     });
     expect(sources()).toEqual(['SEED = 42', '# Training', 'model.fit()']);
     expect(notebook.cells.get(0).type).toBe('code');
-    expect(notebook.cells.get(0).getMetadata(CELL_METADATA_KEY)).toEqual({
+    expect(notebook.cells.get(0).getMetadata(METADATA_KEY)).toEqual({
       reproducibility: record
     });
   });
@@ -282,7 +283,7 @@ describe('upsertSeedCell', () => {
     expect(findSeedCells(notebook)).toEqual([1]);
     const replaced = notebook.cells.get(1);
     expect(replaced.getMetadata('tags')).toEqual(['setup']);
-    expect(replaced.getMetadata(CELL_METADATA_KEY)).toEqual({
+    expect(replaced.getMetadata(METADATA_KEY)).toEqual({
       reproducibility: { ...record, seed: 7 }
     });
     expect((replaced.sharedModel as any).getOutputs()).toEqual([]);
@@ -304,7 +305,7 @@ describe('upsertSeedCell', () => {
   it('does not take a markdown cell with the metadata for it', () => {
     notebook.cells
       .get(0)
-      .setMetadata(CELL_METADATA_KEY, { reproducibility: { seed: 1 } });
+      .setMetadata(METADATA_KEY, { reproducibility: { seed: 1 } });
     expect(findSeedCells(notebook)).toEqual([]);
   });
 });

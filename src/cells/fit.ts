@@ -4,6 +4,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { freeMemory, selectable } from '../gpu/freeGpu';
 import { kernelHoldings } from '../gpu/processes';
 import { formatList, formatMemory, formatSentences } from '../gpu/units';
+import { MAX_MESSAGE_LENGTH } from '../notification';
 import { IGpuSnapshot, IKernelGpus, INotebookGpuNeed } from '../tokens';
 
 /**
@@ -155,7 +156,8 @@ export function fitText(fit: IGpuFit, trans: TranslationBundle): string {
 }
 
 /**
- * The notification of a notebook that does not fit, at most 140 characters:
+ * The notification of a notebook that does not fit, at most
+ * {@link MAX_MESSAGE_LENGTH} characters:
  * "train.ipynb needed 1005 MiB at its peak; GPU 0 has only 1.6 GiB free.
  * GPU 1 has room."
  */
@@ -177,8 +179,11 @@ export function fitWarning(
           'needed %1 at its peak',
           formatMemory(need.peakMemoryMiB, trans)
         );
-  // The name gets what the figures leave of the 140 characters.
-  const room = Math.max(12, 140 - peak.length - details.length - 3);
+  // The name gets what the figures leave of a notification.
+  const room = Math.max(
+    12,
+    MAX_MESSAGE_LENGTH - peak.length - details.length - 3
+  );
   const name = Private.shorten(PathExt.basename(path), room);
   return trans.__('%1 %2; %3', name, peak, details);
 }

@@ -1,13 +1,8 @@
 import { JSONExt, JSONObject } from '@lumino/coreutils';
 
-import { INotebookGpuNeed } from '../tokens';
+import { INotebookGpuNeed, METADATA_KEY } from '../tokens';
 import { NotebookGpuRuns } from './notebookRuns';
-import {
-  CELL_METADATA_KEY,
-  lastRunRecord,
-  notebookNeed,
-  readLastRun
-} from './record';
+import { lastRunRecord, notebookNeed, readLastRun } from './record';
 
 /**
  * What the records need of a cell: its id and metadata (an `ICellModel`).
@@ -50,7 +45,7 @@ export function writeLastRuns(
     if (record === null) {
       continue;
     }
-    const metadata = cell.getMetadata(CELL_METADATA_KEY);
+    const metadata = cell.getMetadata(METADATA_KEY);
     const kept: JSONObject =
       metadata !== null &&
       typeof metadata === 'object' &&
@@ -61,7 +56,7 @@ export function writeLastRuns(
       kept.last_run !== undefined &&
       JSONExt.deepEqual(kept.last_run, record as unknown as JSONObject);
     if (!unchanged) {
-      cell.setMetadata(CELL_METADATA_KEY, { ...kept, last_run: record });
+      cell.setMetadata(METADATA_KEY, { ...kept, last_run: record });
       written++;
     }
   }
@@ -78,9 +73,7 @@ export function recordedNeed(
   const records = [];
   for (const cell of cells) {
     const record =
-      cell.type === 'code'
-        ? readLastRun(cell.getMetadata(CELL_METADATA_KEY))
-        : null;
+      cell.type === 'code' ? readLastRun(cell.getMetadata(METADATA_KEY)) : null;
     if (record !== null) {
       records.push(record);
     }

@@ -1,12 +1,6 @@
 import { ICellRun, INotebookGpuNeed } from '../tokens';
 
 /**
- * The key of the extension's cell metadata: `{"gpu_monitor": {"last_run":
- * …}}`.
- */
-export const CELL_METADATA_KEY = 'gpu_monitor';
-
-/**
  * What a cell keeps of its last measured run in its metadata
  * (`gpu_monitor.last_run`), so that a notebook carries its GPU footprint
  * to the next person. The keys are a file format: snake_case, and never

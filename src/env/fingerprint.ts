@@ -7,16 +7,11 @@ import {
   IEnvironmentFingerprint,
   IFinding,
   IGpuSnapshot,
-  IKernelProbe
+  IKernelProbe,
+  METADATA_KEY
 } from '../tokens';
 import { formatDay } from '../gpu/units';
 import { visibleGpuIndices } from './gpus';
-
-/**
- * The notebook metadata key the extension keeps its records under; the
- * fingerprint is its `environment`.
- */
-export const METADATA_KEY = 'gpu_monitor';
 
 /**
  * What a fingerprint is made of.

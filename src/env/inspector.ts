@@ -21,7 +21,8 @@ import {
   IInspectionTarget,
   IKernelProbe,
   InspectionPhase,
-  TRANSLATION_DOMAIN
+  TRANSLATION_DOMAIN,
+  METADATA_KEY
 } from '../tokens';
 import {
   EnvironmentCatalog,
@@ -33,7 +34,6 @@ import {
   diffFingerprint,
   driftFindings,
   makeFingerprint,
-  METADATA_KEY,
   readFingerprint
 } from './fingerprint';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';

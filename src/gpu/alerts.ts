@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../tokens';
+import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
 import { formatList, formatMemory } from './units';
 
 /**
@@ -205,11 +206,6 @@ export class GpuAlerts {
 }
 
 /**
- * The longest notification JupyterLab shows without cutting it.
- */
-export const MAX_MESSAGE_LENGTH = 140;
-
-/**
  * The notification text of alerts of one kind that started together: which
  * GPUs, what was read and the threshold; at most
  * {@link MAX_MESSAGE_LENGTH} characters.
@@ -242,9 +238,7 @@ export function alertMessage(
   const message =
     candidates.find(text => text.length <= MAX_MESSAGE_LENGTH) ??
     candidates[candidates.length - 1];
-  return message.length <= MAX_MESSAGE_LENGTH
-    ? message
-    : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+  return notificationText(message);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
 import { CommandRegistry } from '@lumino/commands';
 
 import { diceIcon } from '../icons';
+import { notificationText } from '../notification';
 import type { Framework } from '../seed/generator';
 import {
   CommandIDs,
@@ -51,11 +52,6 @@ interface IReproducibilitySettings {
    */
   exportStyle: EnvironmentFileStyle;
 }
-
-/**
- * The longest a notification may be.
- */
-const NOTIFICATION_LENGTH = 140;
 
 /**
  * Adds the reproducibility tools: the seed cell, the environment
@@ -193,7 +189,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         const fingerprint = await inspector.currentFingerprint();
         if (!fingerprint) {
           Notification.warning(
-            Private.short(
+            notificationText(
               trans.__(
                 'The kernel did not answer the probe, so nothing was recorded. %1',
                 inspector.error ?? ''
@@ -269,7 +265,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
           return;
         }
         Notification.success(
-          Private.short(
+          notificationText(
             trans.__(
               'Wrote the environment.yml of %1 to %2',
               environment.name,
@@ -383,7 +379,7 @@ namespace Private {
     trans: TranslationBundle
   ): string {
     const [first, ...others] = drift;
-    return short(
+    return notificationText(
       others.length === 0
         ? trans.__('%1: %2', label, first.title)
         : trans.__(
@@ -393,14 +389,5 @@ namespace Private {
             others.length
           )
     );
-  }
-
-  /**
-   * A message cut to the length of a notification.
-   */
-  export function short(message: string): string {
-    return message.length <= NOTIFICATION_LENGTH
-      ? message
-      : `${message.slice(0, NOTIFICATION_LENGTH - 1)}…`;
   }
 }

@@ -1,13 +1,8 @@
 import { ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookModel } from '@jupyterlab/notebook';
 
+import { METADATA_KEY } from '../tokens';
 import { Framework } from './generator';
-
-/**
- * The cell metadata key the reproducibility cell is known by; its
- * `reproducibility` records what it was made for.
- */
-export const CELL_METADATA_KEY = 'gpu_monitor';
 
 /**
  * What a reproducibility cell records in its metadata.
@@ -34,7 +29,7 @@ export function findSeedCells(notebook: INotebookModel): number[] {
   const found: number[] = [];
   for (let index = 0; index < notebook.cells.length; index++) {
     const cell = notebook.cells.get(index);
-    const records = cell.getMetadata(CELL_METADATA_KEY) as
+    const records = cell.getMetadata(METADATA_KEY) as
       { reproducibility?: unknown } | undefined;
     if (cell.type === 'code' && records?.reproducibility) {
       found.push(index);
@@ -65,13 +60,13 @@ export function upsertSeedCell(
       notebook.sharedModel.insertCell(0, {
         cell_type: 'code',
         source,
-        metadata: { [CELL_METADATA_KEY]: metadata }
+        metadata: { [METADATA_KEY]: metadata }
       });
     } else {
       const cell = notebook.cells.get(existing) as ICodeCellModel;
       cell.sharedModel.setSource(source);
-      cell.setMetadata(CELL_METADATA_KEY, {
-        ...(cell.getMetadata(CELL_METADATA_KEY) as object),
+      cell.setMetadata(METADATA_KEY, {
+        ...(cell.getMetadata(METADATA_KEY) as object),
         ...metadata
       });
       cell.clearExecution();
