@@ -755,9 +755,14 @@ export interface IGpuMonitorModel extends IDisposable {
    */
   watch(options?: IGpuMonitorModel.IWatchOptions): IDisposable;
   /**
-   * Ask the server now; resolves once the answer is in the model.
+   * Ask the server now, if someone watches; resolves once the answer is in
+   * the model.
    */
   refresh(): Promise<void>;
+  /**
+   * Ask the server now even if nobody watches: one answer for one use.
+   */
+  read(): Promise<void>;
 }
 
 /**

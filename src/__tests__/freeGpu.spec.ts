@@ -44,6 +44,7 @@ describe('the least used GPU', () => {
       series.uuid = snapshot.gpus[i].uuid;
     });
     readings.gpus[1].utilization_gpu.fill(97);
+    snapshot.timestamp = readings.timestamps[readings.timestamps.length - 1];
     const history = new GpuHistoryBuffer();
     history.append(readings);
 
@@ -51,6 +52,23 @@ describe('the least used GPU', () => {
 
     expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 97]);
     expect(leastUsed(loads)?.index).toBe(0);
+  });
+
+  it('uses the readings of the snapshot when the history stopped long before', () => {
+    // The history is polled only while the panel shows it.
+    const snapshot = a5000Snapshot();
+    const readings = repeatedHistory(1000, 300);
+    readings.gpus.forEach((series, i) => {
+      series.uuid = snapshot.gpus[i].uuid;
+    });
+    readings.gpus[1].utilization_gpu.fill(97);
+    const history = new GpuHistoryBuffer();
+    history.append(readings);
+    snapshot.timestamp = 1299 + 3600;
+
+    const loads = gpuLoads(snapshot, history);
+
+    expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 0]);
   });
 
   it('uses the readings of the snapshot without a history', () => {

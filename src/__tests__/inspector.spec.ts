@@ -82,7 +82,8 @@ function fakeGpuModel(): IGpuMonitorModel {
     kernelGpus: null as IKernelGpus | null,
     changed: new Signal<unknown, void>({}),
     watch: () => ({ dispose: () => undefined, isDisposed: false }),
-    refresh: () => Promise.resolve()
+    refresh: () => Promise.resolve(),
+    read: () => Promise.resolve()
   };
   return model as unknown as IGpuMonitorModel;
 }

@@ -44,6 +44,19 @@ describe('GpuModel', () => {
     expect(model.snapshot).toBeNull();
   });
 
+  it('answers one read when nobody watches, then stands by again', async () => {
+    const server = a5000Server();
+    model = new GpuModel({ serverSettings: server.settings });
+
+    await model.read();
+    const asked = server.requests.length;
+    await model.refresh();
+
+    expect(asked).toBe(1);
+    expect(model.snapshot?.gpus).toHaveLength(2);
+    expect(server.requests).toHaveLength(asked);
+  });
+
   it('reads only the snapshot for a watcher without charts', async () => {
     const server = a5000Server(a5000History());
     model = new GpuModel({ serverSettings: server.settings });

@@ -544,14 +544,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       return null;
     }
     if (model.snapshot === null) {
-      const watcher = model.watch();
-      try {
-        await model.refresh();
-      } catch {
+      await model.read().catch(() => {
         // No GPU reading: the fingerprint says so.
-      } finally {
-        watcher.dispose();
-      }
+      });
     }
     return model.snapshot;
   }

@@ -63,9 +63,10 @@ export function freeMemory(gpu: IGpu): number {
 }
 
 /**
- * How busy each selectable GPU of the snapshot has been over the last
- * `windowSeconds` of the history (its current reading where the history
- * has none).
+ * How busy each selectable GPU of the snapshot has been over the
+ * `windowSeconds` before it (its current reading where the history has
+ * none: the history is only polled while the panel shows it, so it may
+ * have stopped long before).
  */
 export function gpuLoads(
   snapshot: IGpuSnapshot,
@@ -73,9 +74,7 @@ export function gpuLoads(
   windowSeconds = FREE_GPU_WINDOW_SECONDS
 ): IGpuLoad[] {
   const timestamps = history?.timestamps ?? [];
-  const last = timestamps[timestamps.length - 1];
-  const from =
-    last === undefined ? 0 : indexAt(timestamps, last - windowSeconds);
+  const from = indexAt(timestamps, snapshot.timestamp - windowSeconds);
   return snapshot.gpus.filter(selectable).map(gpu => {
     const total = gpu.memory_total_mib!;
     const column = history?.gpus.find(series => sameGpu(series, gpu));

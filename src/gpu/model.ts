@@ -145,6 +145,21 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
+   * Ask the server now even if nobody watches, unless the tab is hidden;
+   * resolves once the answer is in the model.
+   */
+  async read(): Promise<void> {
+    // Watched for the length of the request: a poll nobody watches stands by.
+    const asking = { history: false, kernels: false };
+    this._watchers.add(asking);
+    try {
+      await this.refresh();
+    } finally {
+      this._watchers.delete(asking);
+    }
+  }
+
+  /**
    * Stop polling and disconnect every signal.
    */
   dispose(): void {

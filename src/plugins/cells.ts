@@ -117,12 +117,7 @@ export const cellsPlugin: JupyterFrontEndPlugin<ICellGpuRuns> = {
       if (need === null) {
         return;
       }
-      const asking = model.watch();
-      try {
-        await model.refresh();
-      } finally {
-        asking.dispose();
-      }
+      await model.read();
       if (panel.isDisposed || model.snapshot === null) {
         return;
       }

@@ -132,12 +132,7 @@ namespace Private {
     model: IGpuMonitorModel
   ): Promise<number[] | null> {
     if (model.snapshot === null) {
-      const watcher = model.watch();
-      try {
-        await model.refresh();
-      } finally {
-        watcher.dispose();
-      }
+      await model.read();
     }
     const { gpuLoads, leastUsed } = await import('../gpu/freeGpu');
     const snapshot = model.snapshot;
