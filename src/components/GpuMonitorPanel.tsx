@@ -7,7 +7,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
 
-import { CHART_KINDS, ChartKind } from '../gpu/charts';
+import { CHART_KINDS, ChartKind, chartWindow } from '../gpu/charts';
 import { downloadFile } from '../download';
 import { csvFileName, historyCsv } from '../gpu/csv';
 import { gpuIcon } from '../icons';
@@ -98,13 +98,13 @@ export class GpuMonitorPanel extends WatchingPanel {
    */
   exportCsv(): void {
     const history = this._model.history;
-    const last = history.timestamps[history.timestamps.length - 1];
-    if (last === undefined) {
+    const shown = chartWindow(history, this._windowSeconds);
+    if (shown === null) {
       return;
     }
     downloadFile(
-      historyCsv(history, last - this._windowSeconds),
-      csvFileName(last),
+      historyCsv(history, shown.min),
+      csvFileName(shown.max),
       'text/csv'
     );
   }
