@@ -6,7 +6,7 @@ import { Signal } from '@lumino/signaling';
 
 import { makeFingerprint, writeFingerprint } from '../env/fingerprint';
 import { EnvironmentInspector } from '../env/inspector';
-import { IGpuMonitorModel, IKernelGpus } from '../tokens';
+import { IFinding, IGpuMonitorModel, IKernelGpus } from '../tokens';
 import {
   diagnoses,
   environmentList,
@@ -380,6 +380,65 @@ describe('EnvironmentInspector', () => {
 
       await until(() => found.mock.calls.length === 1);
       expect(found.mock.calls[0]).toEqual([['drift-package-numpy']]);
+    });
+
+    it("counts the server's finding of another environment as drift, in the panel and the notification", async () => {
+      const elsewhere: IFinding = {
+        id: 'kernel-not-in-recorded-environment',
+        severity: 'warning',
+        title:
+          'This kernel runs in another environment than the notebook recorded',
+        evidence: 'recorded: /opt/envs/old; running: /opt/envs/torch-cpu',
+        fix: 'Switch to the kernel of /opt/envs/old (Kernel > Change Kernel)'
+      };
+      server = fakeServer(async request => {
+        switch (endpoint(request)) {
+          case 'diagnose': {
+            const body = await request.clone().json();
+            const report = body.probe
+              ? diagnoses.torchCpuProbe()
+              : diagnoses.torchCpuServer();
+            report.findings.push(elsewhere);
+            return { ...report, kernel_id: body.kernel_id };
+          }
+          case 'probe':
+            return { expression: 'PROBE', deep: false };
+          case 'envs':
+            return environmentList();
+          case 'envs/torch-cpu':
+            return torchCpuPackages();
+        }
+        throw new Error(`unexpected request ${request.url}`);
+      });
+      inspector.dispose();
+      inspector = new EnvironmentInspector({
+        serverSettings: server.settings,
+        gpuModel,
+        translator: nullTranslator
+      });
+      writeFingerprint(
+        notebook,
+        makeFingerprint({
+          probe: probeOf(probeReplies.torchCpu()),
+          environment: null,
+          snapshot: a5000Snapshot(),
+          now: new Date('2026-11-01T00:00:00Z')
+        })
+      );
+      const found = jest.fn();
+      inspector.driftFound.connect((_, drift) => found(drift.map(f => f.id)));
+      inspector.setTarget(target());
+      await until(() => inspector.phase === 'probed');
+
+      expect(inspector.drift.map(f => f.id)).toEqual([
+        'kernel-not-in-recorded-environment'
+      ]);
+      expect(found.mock.calls).toEqual([
+        [['kernel-not-in-recorded-environment']]
+      ]);
+      expect(
+        inspector.findings.filter(f => f.id === elsewhere.id)
+      ).toHaveLength(1);
     });
 
     it('compares again when the fingerprint is updated', async () => {

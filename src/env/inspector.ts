@@ -161,10 +161,17 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   }
 
   /**
-   * How the kernel differs from the fingerprint, as findings.
+   * How the kernel differs from the fingerprint, as findings: the server's,
+   * that it runs in another environment, and the packages, Python, build
+   * and GPUs compared here.
    */
   get drift(): readonly IFinding[] {
-    return this._drift;
+    return [
+      ...(this._report?.findings ?? []).filter(
+        finding => finding.id === RECORDED_ENVIRONMENT_FINDING
+      ),
+      ...this._drift
+    ];
   }
 
   /**
@@ -515,12 +522,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       return;
     }
     this._announced.add(kernelId);
-    const drift = [
-      ...(this._report?.findings ?? []).filter(
-        finding => finding.id === RECORDED_ENVIRONMENT_FINDING
-      ),
-      ...this._drift
-    ];
+    const drift = this.drift;
     if (drift.length > 0) {
       this._driftFound.emit(drift);
     }
