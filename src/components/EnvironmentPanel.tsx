@@ -11,6 +11,7 @@ import * as React from 'react';
 import { downloadFile } from '../download';
 import { environmentIcon } from '../icons';
 import {
+  CommandIDs,
   EnvironmentFileStyle,
   IEnvironment,
   IEnvironmentInspector,
@@ -19,6 +20,17 @@ import {
 } from '../tokens';
 import { EnvironmentView } from './EnvironmentView';
 import { WatchingPanel } from './WatchingPanel';
+
+/**
+ * The commands whose buttons the panel shows.
+ */
+const PANEL_COMMANDS = new Set<string>([
+  CommandIDs.refreshEnvironment,
+  CommandIDs.deepCheck,
+  CommandIDs.recordEnvironment,
+  CommandIDs.exportEnvironmentFile,
+  CommandIDs.insertReproducibilityCell
+]);
 
 /**
  * The Environment side panel: the current kernel's environment, the
@@ -46,7 +58,7 @@ export class EnvironmentPanel extends WatchingPanel {
     this._inspector.changed.connect(this.onSourceChanged, this);
     this._inspector.environments.changed.connect(this.onSourceChanged, this);
     this._gpuModel?.changed.connect(this.onSourceChanged, this);
-    this._commands.commandChanged.connect(this.onSourceChanged, this);
+    this._commands.commandChanged.connect(this._onCommandChanged, this);
   }
 
   /**
@@ -105,16 +117,29 @@ export class EnvironmentPanel extends WatchingPanel {
   }
 
   /**
-   * Have the inspector inspect the kernel, and the model read the GPUs;
-   * read the server's environments.
+   * Have the inspector inspect the kernel; read the server's environments,
+   * and the GPUs once: the panel names the GPUs the kernel sees, which do
+   * not change from one reading to the next.
    */
   protected watch(): IDisposable[] {
     void this._inspector.environments.load();
-    const watchers = [this._inspector.watch()];
-    if (this._gpuModel) {
-      watchers.push(this._gpuModel.watch());
+    void this._gpuModel?.read().catch(() => {
+      // No GPU reading: the panel shows what the server could not read.
+    });
+    return [this._inspector.watch()];
+  }
+
+  /**
+   * Render again when one of the panel's own buttons changes, not on every
+   * command of the application.
+   */
+  private _onCommandChanged(
+    sender: CommandRegistry,
+    change: CommandRegistry.ICommandChangedArgs
+  ): void {
+    if (change.type === 'many-changed' || PANEL_COMMANDS.has(change.id!)) {
+      this.onSourceChanged();
     }
-    return watchers;
   }
 
   private _inspector: IEnvironmentInspector;
