@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -82,6 +83,31 @@ def test_pip_packages_are_those_no_conda_record_owns(tmp_path):
     ]
 
     assert pip == [("requests", "2.32.3", "", "pypi"), ("typing-extensions", "4.12.2", "", "pypi")]
+
+
+def test_packages_are_read_again_once_conda_or_pip_changes_the_environment(tmp_path):
+    dists = [Dist("python", "3.9.5", "h88f2d9e_3"), Dist("six", "1.16.0", "pyhd3eb1b0_0")]
+    prefix = make_conda_env(tmp_path / "env", dists)
+    meta = prefix / "conda-meta"
+    site = prefix / SITE
+    site.mkdir(parents=True, exist_ok=True)
+
+    def names() -> list[tuple[str, str]]:
+        return [(package.name, package.version) for package in packages(str(prefix))]
+
+    assert names() == [("python", "3.9.5"), ("six", "1.16.0")]
+
+    # A record edited in place, the folders' times kept: nothing says the environment changed.
+    (record,) = meta.glob("six-*.json")
+    times = meta.stat()
+    record.write_text(record.read_text().replace('"1.16.0"', '"1.17.0"'))
+    os.utime(meta, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert names() == [("python", "3.9.5"), ("six", "1.16.0")]
+
+    add_dist_info(site, "requests", "2.32.3", "pip")
+    assert names() == [("python", "3.9.5"), ("requests", "2.32.3"), ("six", "1.17.0")]
+    record.unlink()
+    assert names() == [("python", "3.9.5"), ("requests", "2.32.3")]
 
 
 def test_the_same_distribution_from_conda_and_pip_is_reported_as_a_pair(tmp_path):

@@ -12,9 +12,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .model import Package
-from .prefix import site_packages, split_dist
+from .prefix import fingerprint, site_packages, split_dist
 
 log = logging.getLogger(__name__)
+
+# prefix -> (its fingerprint when read, its packages).
+_cache: dict[str, tuple[tuple, list[Package]]] = {}
 
 # A channel URL ends in its platform folder: https://conda.anaconda.org/conda-forge/linux-64.
 _SUBDIR = re.compile(
@@ -96,7 +99,24 @@ def packages(prefix: str) -> list[Package]:
     """The packages of a prefix, sorted by name: its conda records, then every
     ``*.dist-info`` in site-packages that no conda record owns and whose ``INSTALLER`` is not
     conda, as a pip package (what conda lists as ``pypi``). Unreadable parts are skipped with a
-    warning; this never raises for what it finds on disk."""
+    warning; this never raises for what it finds on disk.
+
+    Kept until the prefix changes (``fingerprint``): a PyTorch environment's records are
+    megabytes of JSON, and every inspection of a kernel asks twice."""
+    try:
+        key = fingerprint(prefix)
+    except OSError:
+        key = None
+    cached = _cache.get(prefix)
+    if key is not None and cached is not None and cached[0] == key:
+        return list(cached[1])
+    found = _read_packages(prefix)
+    if key is not None:
+        _cache[prefix] = (key, found)
+    return list(found)
+
+
+def _read_packages(prefix: str) -> list[Package]:
     records = read_records(prefix)
     found = []
     owned_folders: set[str] = set()
