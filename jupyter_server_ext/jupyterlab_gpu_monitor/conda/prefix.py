@@ -74,17 +74,18 @@ def _mtime_ns(path: str) -> int | None:
 
 
 def fingerprint(prefix: str) -> tuple:
-    """What must be unchanged for a cached read of a prefix (its scan, its packages) to stand:
-    the mtimes of conda-meta and its history, or of a venv's pyvenv.cfg, and of its
-    site-packages folders, where pip adds and removes distributions. Raises OSError like
-    ``scan``."""
+    """What must be unchanged for a cached scan to stand: the mtimes of conda-meta and its
+    history (a venv's: of pyvenv.cfg and its site-packages). Raises OSError like ``scan``."""
     meta = os.path.join(prefix, "conda-meta")
     meta_mtime = _mtime_ns(meta)
     if meta_mtime is not None:
-        head = ("conda", meta_mtime, _mtime_ns(os.path.join(meta, "history")))
-    else:
-        head = ("venv", _mtime_ns(os.path.join(prefix, "pyvenv.cfg")))
-    return (*head, *(_mtime_ns(str(folder)) for folder in site_packages(prefix)))
+        return ("conda", meta_mtime, _mtime_ns(os.path.join(meta, "history")))
+    folders = site_packages(prefix)
+    return (
+        "venv",
+        _mtime_ns(os.path.join(prefix, "pyvenv.cfg")),
+        _mtime_ns(str(folders[0])) if folders else None,
+    )
 
 
 def _conda_name(prefix: str, root: bool, meta: str) -> tuple[str, str | None]:

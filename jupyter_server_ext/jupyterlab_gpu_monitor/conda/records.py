@@ -101,10 +101,12 @@ def packages(prefix: str) -> list[Package]:
     conda, as a pip package (what conda lists as ``pypi``). Unreadable parts are skipped with a
     warning; this never raises for what it finds on disk.
 
-    Kept until the prefix changes (``fingerprint``): a PyTorch environment's records are
+    Kept until the prefix or its site-packages change: a PyTorch environment's records are
     megabytes of JSON, and every inspection of a kernel asks twice."""
     try:
-        key = fingerprint(prefix)
+        # pip adds and removes distributions in site-packages, not in conda-meta.
+        folders = site_packages(prefix)
+        key = (fingerprint(prefix), *(folder.stat().st_mtime_ns for folder in folders))
     except OSError:
         key = None
     cached = _cache.get(prefix)
