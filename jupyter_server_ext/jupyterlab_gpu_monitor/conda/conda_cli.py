@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..subprocesses import CommandTimeout, run_command
 from ..translation import gettext
+from .condarc import string_list
 from .errors import CondaCommandError
 
 # conda env export's flag for each style of export.STYLES.
@@ -32,10 +33,6 @@ class CondaInfo:
     envs: list[str] = field(default_factory=list)
     root_prefix: str | None = None
     envs_dirs: list[str] = field(default_factory=list)
-
-
-def _strings(value: object) -> list[str]:
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> str:
@@ -85,7 +82,7 @@ async def conda_info(conda: str, timeout_seconds: float) -> CondaInfo:
 
     root = info.get("root_prefix")
     return CondaInfo(
-        envs=_strings(info.get("envs")),
+        envs=string_list(info.get("envs")),
         root_prefix=root if isinstance(root, str) else None,
-        envs_dirs=_strings(info.get("envs_dirs")),
+        envs_dirs=string_list(info.get("envs_dirs")),
     )

@@ -63,7 +63,8 @@ def condarc_paths(roots: Sequence[str]) -> list[Path]:
     return files
 
 
-def _strings(value: object) -> list[str]:
+def string_list(value: object) -> list[str]:
+    """The strings of a YAML or JSON value: a list's, or a lone string as a list of one."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
@@ -98,9 +99,9 @@ def load_settings(roots: Sequence[str]) -> CondaSettings:
             continue
         if not isinstance(content, dict):
             continue
-        envs_dirs = _strings(content.get("envs_dirs")) + _strings(content.get("envs_path"))
+        envs_dirs = string_list(content.get("envs_dirs")) + string_list(content.get("envs_path"))
         _add(settings.envs_dirs, map(_expand, envs_dirs))
-        _add(settings.channels, _strings(content.get("channels")))
+        _add(settings.channels, string_list(content.get("channels")))
     if not settings.channels:
         settings.channels = ["defaults"]
     return settings

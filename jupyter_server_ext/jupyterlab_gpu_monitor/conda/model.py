@@ -6,15 +6,13 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-KINDS = ("conda-root", "conda-env", "venv")
-
 
 @dataclass(frozen=True)
 class Environment:
     """One environment found on disk.
 
-    ``kind`` is one of ``KINDS``; ``manager`` names the tool that made it (conda, mamba,
-    micromamba, pixi, venv, virtualenv, uv). ``id`` names it in URLs: its name when no other
+    ``kind`` is conda-root, conda-env or venv; ``manager`` names the tool that made it (conda,
+    mamba, micromamba, pixi, venv, virtualenv, uv). ``id`` names it in URLs: its name when no other
     environment has that name, else the name and a short hash of the prefix; never a path.
     ``package_count`` counts conda's records (a venv's: its ``*.dist-info``), which is what a
     cached listing can know without opening them. ``modified`` is the mtime of
