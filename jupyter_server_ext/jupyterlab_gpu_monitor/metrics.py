@@ -19,8 +19,8 @@ from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from .gpu.errors import ERROR_KINDS
-from .gpu.model import Gpu, Snapshot
-from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES, MIB
+from .gpu.model import MIB, Gpu, Snapshot
+from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES
 from .gpu.sampler import Sampler
 
 log = logging.getLogger(__name__)

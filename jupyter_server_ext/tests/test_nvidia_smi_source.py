@@ -6,9 +6,10 @@ import time
 
 import pytest
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
+from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource, merge, name_mig_devices
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list
-from jupyterlab_gpu_monitor.gpu.smi_xml import MIG_UNAVAILABLE, parse_xml
+from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
 from .replay import SMI_FIXTURES, captures
 from .test_smi_parsers import ERROR_KIND_OF_CAPTURE

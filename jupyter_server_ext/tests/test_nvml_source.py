@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pynvml
 import pytest
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
+from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource
-from jupyterlab_gpu_monitor.gpu.smi_xml import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.source import AutoSource
 
 from .replay import SMI_FIXTURES

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, HINTS, error_from_output, kind_of_message
+from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.smi_csv import field_name, parse_compute_apps, parse_query_gpu
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list
-from jupyterlab_gpu_monitor.gpu.smi_xml import MIG_UNAVAILABLE, parse_xml
+from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
 from .replay import SMI_FIXTURES, captures
 

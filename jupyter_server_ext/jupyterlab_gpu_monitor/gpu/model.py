@@ -9,6 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..translation import N_, gettext
+
+# Bytes in a MiB: NVML and the exporters count bytes.
+MIB = 1024 * 1024
+# Why a MIG-enabled GPU's utilisation is null, in every source.
+MIG_UNAVAILABLE = N_("not available under MIG")
+
 
 @dataclass
 class GpuError:
@@ -81,6 +88,15 @@ class Gpu:
     # Why a field is null when the reason is known (e.g. utilisation under MIG).
     unavailable: dict[str, str] = field(default_factory=dict)
     error: GpuError | None = None
+
+    def explain_mig(self) -> None:
+        """Under MIG the whole GPU has no utilisation: say so where a source left it null
+        without a reason of its own."""
+        if self.mig_mode != "enabled":
+            return
+        for attribute in ("utilization_gpu", "utilization_memory"):
+            if getattr(self, attribute) is None:
+                self.unavailable.setdefault(attribute, gettext(MIG_UNAVAILABLE))
 
 
 # The per-GPU numbers the history keeps, in this order.

@@ -20,7 +20,7 @@ from .smi_csv import (
     parse_query_gpu,
 )
 from .smi_list import parse_list
-from .smi_xml import MIG_UNAVAILABLE, parse_xml
+from .smi_xml import parse_xml
 
 # Driver, CUDA version and MIG layout change rarely; `-q -x` costs tens to hundreds of ms.
 STATIC_REFRESH_SECONDS = 30.0
@@ -152,10 +152,7 @@ def merge(
         if known is not None:
             gpu.mig_mode = gpu.mig_mode or known.mig_mode
             gpu.mig_devices = known.mig_devices
-        if gpu.mig_mode == "enabled":
-            for attribute in ("utilization_gpu", "utilization_memory"):
-                if getattr(gpu, attribute) is None:
-                    gpu.unavailable[attribute] = gettext(MIG_UNAVAILABLE)
+        gpu.explain_mig()
         known_processes = {p.pid: p for p in known.processes} if known is not None else {}
         gpu.processes = [
             _with_xml_facts(app.process, known_processes.get(app.process.pid))

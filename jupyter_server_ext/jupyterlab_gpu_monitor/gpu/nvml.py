@@ -13,10 +13,7 @@ from typing import Any, Callable
 
 from ..translation import gettext
 from .errors import GpuReadError
-from .model import Gpu, GpuProcess, MigDevice, Snapshot
-from .smi_xml import MIG_UNAVAILABLE
-
-_MIB = 1024 * 1024
+from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
 # NVML return codes (nvml.h) -> error kinds.
 _KIND_OF_CODE = {
@@ -160,14 +157,12 @@ class NvmlSource:
         rates = field(gpu, "utilization_gpu", nvml.nvmlDeviceGetUtilizationRates, handle)
         if rates is not None:
             gpu.utilization_gpu, gpu.utilization_memory = rates.gpu, rates.memory
-        elif gpu.mig_mode == "enabled":
-            gpu.unavailable["utilization_gpu"] = gettext(MIG_UNAVAILABLE)
-            gpu.unavailable["utilization_memory"] = gettext(MIG_UNAVAILABLE)
+        gpu.explain_mig()
         memory = field(gpu, "memory_total_mib", nvml.nvmlDeviceGetMemoryInfo, handle)
         if memory is not None:
-            gpu.memory_total_mib = memory.total // _MIB
-            gpu.memory_used_mib = memory.used // _MIB
-            gpu.memory_free_mib = memory.free // _MIB
+            gpu.memory_total_mib = memory.total // MIB
+            gpu.memory_used_mib = memory.used // MIB
+            gpu.memory_free_mib = memory.free // MIB
         gpu.temperature_c = field(
             gpu,
             "temperature_c",
@@ -197,7 +192,7 @@ class NvmlSource:
             processes.append(
                 GpuProcess(
                     pid=entry.pid,
-                    used_memory_mib=used // _MIB if used is not None else None,
+                    used_memory_mib=used // MIB if used is not None else None,
                     name=_text(name),
                     type="C",
                     gpu_instance_id=instance,
@@ -226,8 +221,8 @@ class NvmlSource:
             )
             memory = self._field(gpu, "mig_devices", nvml.nvmlDeviceGetMemoryInfo, mig)
             if memory is not None:
-                device.memory_total_mib = memory.total // _MIB
-                device.memory_used_mib = memory.used // _MIB
+                device.memory_total_mib = memory.total // MIB
+                device.memory_used_mib = memory.used // MIB
             # Under MIG the parent lists no processes; each instance lists its own.
             gpu.processes.extend(self._processes(gpu, mig, device.gpu_instance_id))
             devices.append(device)

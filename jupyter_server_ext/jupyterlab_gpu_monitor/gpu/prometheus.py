@@ -24,10 +24,7 @@ from tornado.simple_httpclient import HTTPTimeoutError
 
 from ..translation import N_, gettext
 from .errors import GpuReadError
-from .model import Gpu, GpuProcess, MigDevice, Snapshot
-from .smi_xml import MIG_UNAVAILABLE
-
-MIB = 1024 * 1024
+from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
 # Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
 # nvidia_gpu_exporter unit to the snapshot's). DCGM's units are the snapshot's already
@@ -267,8 +264,7 @@ def _smi_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             setattr(gpu, field, _scaled(value, factor))
     for gpu in gpus.values():
         gpu.processes.sort(key=lambda process: process.pid)
-        if gpu.mig_mode == "enabled" and gpu.utilization_gpu is None:
-            gpu.unavailable["utilization_gpu"] = gettext(MIG_UNAVAILABLE)
+        gpu.explain_mig()
     return Snapshot(
         source="prometheus",
         timestamp=timestamp,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ..translation import N_, gettext
+from ..translation import gettext
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
@@ -36,7 +36,6 @@ _NUMBER_PATHS = {
     "sm_clock_mhz": ("clocks/sm_clock",),
 }
 # Why a reading is null under MIG; translated where it is used.
-MIG_UNAVAILABLE = N_("not available under MIG")
 
 
 def _number(element: ET.Element, *paths: str) -> Number | None:
@@ -85,10 +84,7 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     )
     for attribute, paths in _NUMBER_PATHS.items():
         setattr(gpu, attribute, _number(element, *paths))
-    if gpu.mig_mode == "enabled":
-        for attribute in ("utilization_gpu", "utilization_memory"):
-            if getattr(gpu, attribute) is None:
-                gpu.unavailable[attribute] = gettext(MIG_UNAVAILABLE)
+    gpu.explain_mig()
     gpu.mig_devices = [_mig_device(mig) for mig in element.findall("mig_devices/mig_device")]
     processes = (_process(info) for info in element.findall("processes/process_info"))
     gpu.processes = [process for process in processes if process is not None]
