@@ -1,12 +1,10 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { kernelLabel } from '../gpu/processes';
 import { formatList, formatMemory } from '../gpu/units';
 import { IKernelSummary } from '../tokens';
 import { IPanelActions } from './actions';
-import { KernelButtons } from './KernelButtons';
-import { SessionLink } from './SessionLink';
+import { KernelOwner } from './KernelOwner';
 
 /**
  * The properties of {@link KernelList}.
@@ -67,42 +65,27 @@ export function KernelList(props: KernelList.IProps): React.ReactElement {
           </tr>
         </thead>
         <tbody>
-          {kernels.map(kernel => {
-            const label = kernelLabel(
-              kernel.kernel_id,
-              kernel.session_path,
-              trans
-            );
-            return (
-              <tr key={kernel.kernel_id}>
-                <td className="jp-GpuMonitor-owner">
-                  {kernel.session_path ? (
-                    <SessionLink
-                      path={kernel.session_path}
-                      actions={actions}
-                      trans={trans}
-                    />
-                  ) : (
-                    <span>{label}</span>
-                  )}
-                  <KernelButtons
-                    kernelId={kernel.kernel_id}
-                    label={label}
-                    actions={actions}
-                    trans={trans}
-                  />
-                </td>
-                <td>
-                  {Private.memory(kernel, trans)}
-                  {kernel.gpus.length > 0 && (
-                    <span className="jp-GpuMonitor-perGpu">
-                      {Private.perGpu(kernel, trans)}
-                    </span>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
+          {kernels.map(kernel => (
+            <tr key={kernel.kernel_id}>
+              <td className="jp-GpuMonitor-owner">
+                <KernelOwner
+                  kernelId={kernel.kernel_id}
+                  path={kernel.session_path}
+                  withButtons={true}
+                  actions={actions}
+                  trans={trans}
+                />
+              </td>
+              <td>
+                {Private.memory(kernel, trans)}
+                {kernel.gpus.length > 0 && (
+                  <span className="jp-GpuMonitor-perGpu">
+                    {Private.perGpu(kernel, trans)}
+                  </span>
+                )}
+              </td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </section>

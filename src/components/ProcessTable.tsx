@@ -1,17 +1,11 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import {
-  kernelLabel,
-  ProcessOwner,
-  processOwner,
-  sortProcesses
-} from '../gpu/processes';
+import { ProcessOwner, processOwner, sortProcesses } from '../gpu/processes';
 import { formatAge, formatMemory } from '../gpu/units';
 import { IGpuProcess } from '../tokens';
 import { IPanelActions } from './actions';
-import { KernelButtons } from './KernelButtons';
-import { SessionLink } from './SessionLink';
+import { KernelOwner } from './KernelOwner';
 
 /**
  * The properties of {@link ProcessTable}.
@@ -104,14 +98,6 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
                     actions={actions}
                     trans={trans}
                   />
-                  {owner.kind === 'kernel' && owner.own && (
-                    <KernelButtons
-                      kernelId={owner.kernelId}
-                      label={kernelLabel(owner.kernelId, owner.path, trans)}
-                      actions={actions}
-                      trans={trans}
-                    />
-                  )}
                 </td>
                 <td>
                   {process.used_memory_mib === null
@@ -149,10 +135,14 @@ namespace Private {
     const { owner, process, actions, trans } = props;
     switch (owner.kind) {
       case 'kernel':
-        return owner.path ? (
-          <SessionLink path={owner.path} actions={actions} trans={trans} />
-        ) : (
-          <span>{kernelLabel(owner.kernelId, null, trans)}</span>
+        return (
+          <KernelOwner
+            kernelId={owner.kernelId}
+            path={owner.path}
+            withButtons={owner.own}
+            actions={actions}
+            trans={trans}
+          />
         );
       case 'user': {
         const name = process.name ? baseName(process.name) : null;
