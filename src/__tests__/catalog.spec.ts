@@ -116,6 +116,25 @@ describe('EnvironmentCatalog', () => {
     expect(server.requests.map(endpoint)).toEqual(['envs/torch-cpu']);
   });
 
+  it('reads again, on a reload, the packages it had read: their rows may be open', async () => {
+    const server = fakeServer(request =>
+      endpoint(request) === 'envs' ? environmentList() : torchCpuPackages()
+    );
+    const catalog = new EnvironmentCatalog({ serverSettings: server.settings });
+    await catalog.load();
+    await catalog.loadPackages('torch-cpu');
+
+    await catalog.load(true);
+
+    expect(catalog.packagesOf('torch-cpu')?.packages).toHaveLength(40);
+    expect(server.requests.map(endpoint)).toEqual([
+      'envs',
+      'envs/torch-cpu',
+      'envs',
+      'envs/torch-cpu'
+    ]);
+  });
+
   it('exports environment.yml in the style asked for', async () => {
     const yaml = 'name: torch-cpu\nchannels:\n  - defaults\n';
     const server = fakeServer(

@@ -156,9 +156,11 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   }
 
   /**
-   * Ask the server for the environments; a reload forgets the packages read.
+   * Ask the server for the environments; a reload reads again the packages
+   * read before, of the environments still listed (their rows may be open).
    */
   private async _load(): Promise<void> {
+    const read = [...this._packages.keys()];
     try {
       const listing = await fetchEnvironments(this._serverSettings);
       this._environments = listing.environments;
@@ -168,6 +170,16 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
       this._failure = classifyFailure(error);
     }
     this._changed.emit();
+    const listed = new Set(this._environments?.map(({ id }) => id));
+    await Promise.all(
+      read
+        .filter(id => listed.has(id) && !this._packages.has(id))
+        .map(id =>
+          this.loadPackages(id).catch(() => {
+            // The row says it is reading; opening it again asks again.
+          })
+        )
+    );
   }
 
   private _serverSettings: ServerConnection.ISettings;
