@@ -128,10 +128,13 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         if (!panel) {
           return;
         }
-        if (inspected() === panel && panel.sessionContext.session?.kernel) {
+        // What the inspector knows is of this notebook's kernel only while it
+        // follows this notebook (not, say, a console focused since).
+        const following = inspected() === panel;
+        if (following && panel.sessionContext.session?.kernel) {
           await inspector.refresh();
         }
-        if (inspector.phase === 'no-probe') {
+        if (following && inspector.phase === 'no-probe') {
           Notification.warning(
             trans.__(
               "The reproducibility cell is Python, and this notebook's kernel is not."
@@ -143,8 +146,9 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         const { frameworksOf, seedCellSource } =
           await import('../seed/generator');
         const { upsertSeedCell } = await import('../seed/cell');
-        const probe = inspected() === panel ? inspector.probe : null;
-        const packages = probe?.packages ?? inspector.serverPackages ?? {};
+        const probe = following ? inspector.probe : null;
+        const recorded = following ? inspector.serverPackages : null;
+        const packages = probe?.packages ?? recorded ?? {};
         const frameworks = frameworksOf(packages, settings.alwaysInclude);
         const record = {
           seed: settings.seed,
