@@ -10,8 +10,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .conda.catalog import EnvironmentCatalog
 from .conda.commands import add_env_commands, failure_text
-from .conda.discovery import resolve_environment
 from .conda.errors import AmbiguousEnvironment, EnvironmentNotFound
 from .conda.records import packages
 from .diagnose import Facts, diagnose
@@ -217,12 +217,14 @@ def _doctor_interpreter(args: argparse.Namespace) -> str:
         return sys.executable
     prefix = Path(args.env).resolve()
     if not prefix.is_dir():
-        # Imported here: only a lookup by name pays for jupyter_client.
+        # Imported here: only a lookup by name pays for jupyter_client and the settings.
         from jupyter_client.kernelspec import KernelSpecManager
 
+        from .config import GpuMonitor
+
+        catalog = EnvironmentCatalog(KernelSpecManager(), GpuMonitor())
         try:
-            kernelspecs = KernelSpecManager().get_all_specs()
-            prefix = Path(resolve_environment(args.env, kernelspecs).prefix)
+            prefix = Path(asyncio.run(catalog.resolve(args.env)).prefix)
         except (EnvironmentNotFound, AmbiguousEnvironment) as error:
             raise SystemExit(f"jupyter-gpu-monitor doctor: {error}") from None
     for candidate in (prefix / "bin" / "python", prefix / "python.exe"):

@@ -268,7 +268,7 @@ class EnvironmentsBase(GpuMonitorHandler):
             )
             return None
         try:
-            return await self.catalog.find(key)
+            return await self.catalog.resolve(key)
         except EnvironmentNotFound as error:
             self.reply_error(404, str(error))
         except AmbiguousEnvironment as error:

@@ -128,3 +128,19 @@ def test_export_through_conda(layout, fake_conda):
     fake_conda.hang()
     hung = run("export", "devops", "--use-conda", "--timeout", "0.5")
     assert hung.returncode == 1 and "error (timeout)" in hung.stderr
+
+
+def test_export_through_conda_finds_an_environment_only_conda_knows(layout, fake_conda):
+    # The real `conda info --json` of a 2015 Mac, its anaconda moved into our home: in no
+    # usual install place, so only conda's own listing names py27.
+    anaconda = layout / "anaconda"
+    make_conda_env(anaconda, [], root=True)
+    env_2025(anaconda / "envs" / "py27")
+    fake_conda.replay(paths={"/Users/calebhattingh/anaconda": str(anaconda)})
+    assert run("export", "py27").returncode == 1
+    result = run("export", "py27", "--use-conda")
+    assert result.returncode == 0, result.stderr
+    assert fake_conda.calls() == [
+        ["info", "--json"],
+        ["env", "export", "--prefix", str(anaconda / "envs" / "py27"), "--no-builds"],
+    ]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from .conda_cli import conda_env_export, conda_info
-from .discovery import discover_environments, find_environment
+from .discovery import discover_environments, environment_of, find_environment
+from .errors import EnvironmentNotFound
 from .export import export_yaml
 from .model import Environment, Package
 from .records import packages
@@ -61,10 +63,16 @@ class EnvironmentCatalog:
             extra_prefixes=extra_prefixes,
         )
 
-    async def find(self, key: str) -> Environment:
-        """The environment with this id or name (raises EnvironmentNotFound or
-        AmbiguousEnvironment)."""
-        return find_environment(await self.environments(), key)
+    async def resolve(self, key: str, use_conda: bool = False) -> Environment:
+        """The environment a person names: a prefix (anything with a path separator), else an id
+        or name of the listing, conda's own included with ``use_conda``. Raises
+        EnvironmentNotFound or AmbiguousEnvironment (CondaCommandError with ``use_conda``)."""
+        if os.sep in key or (os.altsep and os.altsep in key):
+            environment = await asyncio.to_thread(environment_of, key, await self.kernelspecs())
+            if environment is None:
+                raise EnvironmentNotFound(key)
+            return environment
+        return find_environment(await self.environments(use_conda), key)
 
     async def packages(self, environment: Environment) -> list[Package]:
         """The packages of an environment."""

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from ..translation import columns, gettext, pad
 from .catalog import EnvironmentCatalog
-from .discovery import resolve_environment
 from .errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
 from .model import Environment, conda_env_list
 
@@ -155,9 +154,7 @@ def run_envs(args: argparse.Namespace) -> int:
 
 async def _export(args: argparse.Namespace) -> str:
     catalog = _catalog(args)
-    environment = await asyncio.to_thread(
-        resolve_environment, args.env, await catalog.kernelspecs(), args.envs_dir
-    )
+    environment = await catalog.resolve(args.env, args.use_conda)
     return await catalog.export(environment, args.style, args.use_conda)
 
 

@@ -182,20 +182,3 @@ def find_environment(environments: Sequence[Environment], key: str) -> Environme
     if named:
         raise AmbiguousEnvironment(key, [environment.id for environment in named])
     raise EnvironmentNotFound(key)
-
-
-def resolve_environment(
-    key: str,
-    kernelspecs: Mapping[str, Mapping[str, Any]] | None = None,
-    extra_envs_dirs: Iterable[str] = (),
-) -> Environment:
-    """The environment a person names on a command line: a prefix (anything with a path
-    separator), else an id or name of the listing. Raises EnvironmentNotFound or
-    AmbiguousEnvironment."""
-    if os.sep in key or (os.altsep and os.altsep in key):
-        environment = environment_of(key, kernelspecs)
-        if environment is None:
-            raise EnvironmentNotFound(key)
-        return environment
-    environments = discover_environments(kernelspecs, extra_envs_dirs=extra_envs_dirs)
-    return find_environment(environments, key)
