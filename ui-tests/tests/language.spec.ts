@@ -97,7 +97,11 @@ test.describe('In Simplified Chinese', () => {
       expect(
         await environment.screenshot({
           animations: 'disabled',
-          // Folders and Python's patch release are this machine's.
+          // Folders and Python's patch release are this machine's: masked,
+          // and the folder kept to one line, which a longer checkout path
+          // would otherwise wrap onto more.
+          style:
+            '.jp-GpuMonitor-path { white-space: nowrap; overflow: hidden; }',
           mask: [
             environment.getByRole('table', { name: '环境列表' }),
             environment
