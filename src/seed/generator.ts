@@ -77,7 +77,7 @@ export function seedCellSource(
   if (strict && has('torch')) {
     sections.push(Private.cublas(trans));
   }
-  sections.push(['random.seed(SEED)']);
+  sections.push(Private.python(trans));
   if (has('numpy')) {
     sections.push(Private.numpy(trans));
   }
@@ -146,6 +146,24 @@ namespace Private {
       ),
       `_cuda_was_initialised = "torch" in sys.modules and sys.modules["torch"].cuda.is_initialized() and os.environ.get("CUBLAS_WORKSPACE_CONFIG") not in (":4096:8", ":16:8")`,
       `os.environ["CUBLAS_WORKSPACE_CONFIG"] = "${CUBLAS_CONFIG}"`
+    ];
+  }
+
+  /**
+   * Python's own generator, kept for the notebook's draws alone.
+   */
+  export function python(trans: TranslationBundle): string[] {
+    return [
+      'random.seed(SEED)',
+      ...comment(
+        trans.__(
+          "IPython picks its banner's tip with this generator each time a frontend asks the\nkernel for its info (a reconnect, a console opened on it), moving every later draw:\nno tip, so the draws after this cell are the notebook's alone."
+        )
+      ),
+      'try:',
+      '    get_ipython().enable_tip = False',
+      'except NameError:',
+      '    pass'
     ];
   }
 
