@@ -5,7 +5,8 @@
 Over a full 1-hour history of 8 GPUs (3600 reads at 1 s, the H100 capture's row repeated)
 with 50 kernels holding memory, it times the handler's work (``attribute`` and its JSON) for
 one 10-minute cell run and for 500 cells at once, against one ``GET gpus`` on a real jupyter
-server reading the same 8 GPUs, measured in the same run.
+server reading the same 8 GPUs, measured in the same run; and how the cost grows with a cell's
+length (an hour-long cell against a quarter-hour one: 4 when linear, 16 when quadratic).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def main() -> None:
         one = handler_seconds(history, memory, [Span(start + 1800, start + 2400)])
         cells = [Span(start + 7 * cell, start + 7 * cell + 5) for cell in range(500)]
         many = handler_seconds(history, memory, cells)
+        quarter = handler_seconds(history, memory, [Span(start, start + HOUR / 4)])
+        hour = handler_seconds(history, memory, [Span(start, start + HOUR)])
         environment = {**H100_REPLAY, "FAKE_SMI_GPU_CSV": str(gpus_csv)}
         with running_jupyter_server(folder / "jupyter", environment) as server:
             gets, _ = timed_gets(server, ["gpu-monitor/api/gpus"])["gpu-monitor/api/gpus"]
@@ -92,6 +95,10 @@ def main() -> None:
     print(
         f"attributing 500 cells at once: {many * 1000:.2f} ms, ratio {many / get:.2f} "
         f"({many / 500 * 1000:.3f} ms a cell)"
+    )
+    print(
+        f"attributing a 60-minute cell: {hour * 1000:.2f} ms, ratio {hour / get:.2f}; against a "
+        f"15-minute one {hour / quarter:.1f} (linear 4, quadratic 16)"
     )
 
 

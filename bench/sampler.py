@@ -57,7 +57,7 @@ async def reads_per_second(clients: int) -> float:
     async def client() -> None:
         while time.monotonic() - started < POLL_SECONDS:
             await sampler.snapshot()
-            await sampler.history_since(time.time() - 2)
+            await sampler.history_json(time.time() - 2)
             await asyncio.sleep(0.1)
 
     await asyncio.gather(*(client() for _ in range(clients)))

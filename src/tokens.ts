@@ -278,6 +278,11 @@ export interface IGpu {
    */
   processes: IGpuProcess[];
   /**
+   * How many processes of this read are not in `processes`: a read keeps the
+   * 256 that hold the most memory on a GPU.
+   */
+  processes_omitted: number;
+  /**
    * Why a null field is null, by field name,
    * e.g. `utilization_gpu: 'not available under MIG'`.
    */

@@ -28,12 +28,20 @@ class KernelMemoryHistory:
 
     def __init__(self, history_seconds: float, interval_seconds: float):
         self.history_seconds = history_seconds
+        self.interval_seconds = interval_seconds
         self._points: deque[tuple[float, _Holdings]] = deque(
             maxlen=max(1, math.ceil(history_seconds / interval_seconds))
         )
 
     def __len__(self) -> int:
         return len(self._points)
+
+    def copy(self) -> KernelMemoryHistory:
+        """A copy to read in a worker thread while this one goes on recording (see
+        ``History.copy``)."""
+        twin = KernelMemoryHistory(self.history_seconds, self.interval_seconds)
+        twin._points = self._points.copy()
+        return twin
 
     def append(self, timestamp: float, usage: Iterable[KernelGpuUsage]) -> None:
         """Record one read's per-kernel memory."""
@@ -62,6 +70,23 @@ class KernelMemoryHistory:
         return held
 
 
+# How many times over the reads of the history one request's spans may cover. A kernel runs
+# one cell at a time, so the runs of one kernel cover each read at most once (and share a read
+# where one ends as the next starts); twice leaves room. More is not a notebook's request, and
+# each read covered costs work.
+SPAN_READS_PER_HISTORY = 2
+
+
+class SpansTooCostly(ValueError):
+    """The spans of one request cover more reads than a request may cost."""
+
+    def __init__(self, reads: int, limit: int):
+        super().__init__(
+            f"the spans cover {reads} reads together; at most {limit} (twice the history, and "
+            "one per span) may be asked for in one request"
+        )
+
+
 @dataclass
 class Span:
     """A cell run: from ``execute_input`` to the ``idle`` that answered it, epoch seconds."""
@@ -83,8 +108,15 @@ def attribute(
     """Each span's peak GPU memory of the kernel, and the utilisation of the GPUs it held.
 
     A span shorter than two read intervals, or one the history does not cover, says so instead
-    of inventing numbers. Each span costs the reads inside it, not the whole history.
+    of inventing numbers. Each span costs the reads inside it, not the whole history, and all of
+    them together at most ``SPAN_READS_PER_HISTORY`` times the history (else SpansTooCostly,
+    found before any other work). Reads the histories while nothing changes them: a worker
+    thread gets copies.
     """
+    reads = sum(gpu_history.reads_between(span.start, span.end) for span in spans)
+    limit = SPAN_READS_PER_HISTORY * gpu_history.capacity + len(spans)
+    if reads > limit:
+        raise SpansTooCostly(reads, limit)
     return [_figures(kernel_id, span, gpu_history, memory_history) for span in spans]
 
 

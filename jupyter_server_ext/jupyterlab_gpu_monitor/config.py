@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
+import math
+import re
 
 from traitlets import Bool, Enum, Float, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
@@ -81,8 +83,10 @@ class GpuMonitor(Configurable):
         default_value=[],
         help="Networks (CIDR, e.g. '10.0.0.0/8') from which GET /gpu-monitor/metrics may be "
         "scraped without a token. Empty (the default): every scrape needs a token, like every "
-        "other endpoint. The address is the one the server sees: behind a proxy, the proxy's, "
-        "unless ServerApp.trust_xheaders.",
+        "other endpoint. Decided on the address of the connection's peer, never on "
+        "X-Forwarded-For or X-Real-IP (even with ServerApp.trust_xheaders): behind a proxy "
+        "(JupyterHub's included), that is the proxy's address, and listing it lets every "
+        "client of the proxy scrape without a token.",
     ).tag(config=True)
 
     extra_envs_dirs = List(
@@ -106,12 +110,17 @@ class GpuMonitor(Configurable):
         help="Seconds a conda command may take before it is killed.",
     ).tag(config=True)
 
+    # Each message names the setting, what it takes and the value given: it is the one line an
+    # administrator reads in the server log.
     @validate("prometheus_selector")
     def _valid_selector(self, proposal):
         try:
             selector_matchers(proposal.value)
-        except ValueError as error:
-            raise TraitError(f"GpuMonitor.prometheus_selector: {error}") from None
+        except ValueError:
+            raise TraitError(
+                "GpuMonitor.prometheus_selector must be label matchers in braces, like "
+                f'{{Hostname="node-7"}}, not {proposal.value!r}'
+            ) from None
         return proposal.value
 
     @validate("metrics_unauthenticated_networks")
@@ -119,18 +128,46 @@ class GpuMonitor(Configurable):
         for network in proposal.value:
             try:
                 ipaddress.ip_network(network, strict=False)
-            except ValueError as error:
-                raise TraitError(f"GpuMonitor.metrics_unauthenticated_networks: {error}") from None
+            except ValueError:
+                raise TraitError(
+                    "GpuMonitor.metrics_unauthenticated_networks must list networks in CIDR "
+                    f"form, like '10.0.0.0/8' or 'fd00::/8', not {network!r}"
+                ) from None
         return proposal.value
 
     @validate("interval")
     def _valid_interval(self, proposal):
-        if proposal.value < MIN_INTERVAL_SECONDS:
-            raise TraitError(f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} s")
+        if not proposal.value >= MIN_INTERVAL_SECONDS:  # NaN too
+            raise TraitError(
+                f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} (seconds), "
+                f"not {proposal.value!r}"
+            )
         return proposal.value
 
     @validate("history_seconds", "command_timeout", "idle_seconds", "conda_timeout")
     def _positive(self, proposal):
-        if proposal.value <= 0:
-            raise TraitError(f"GpuMonitor.{proposal.trait.name} must be positive")
+        if not 0 < proposal.value < math.inf:  # NaN too
+            raise TraitError(
+                f"GpuMonitor.{proposal.trait.name} must be a number of seconds above 0, "
+                f"not {proposal.value!r}"
+            )
         return proposal.value
+
+
+# traitlets' own words for a value of the wrong type or outside an Enum.
+_TRAITLETS_REFUSAL = re.compile(
+    r"The '(?P<name>\w+)' trait of an? (?P<owner>\w+) instance expected (?P<expected>.+?), "
+    r"not (?P<given>.+?)\.?$",
+    re.S,
+)
+
+
+def setting_problem(error: TraitError) -> str:
+    """An invalid setting as one line: the setting, what it takes, the value given."""
+    refusal = _TRAITLETS_REFUSAL.match(str(error))
+    if refusal is None:
+        return str(error)
+    return (
+        f"{refusal['owner']}.{refusal['name']} must be {refusal['expected']}, "
+        f"not {refusal['given']}"
+    )

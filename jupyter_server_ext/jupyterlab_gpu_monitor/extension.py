@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from jupyter_server.extension.application import ExtensionApp
+from traitlets import TraitError
 
 from .cells import KernelMemoryHistory
-from .config import GpuMonitor
+from .config import GpuMonitor, setting_problem
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernels import KernelJoin
-from .routes import setup_route_handlers
+from .routes import setup_off_handlers, setup_route_handlers
 from .translation import use_server_locale
 
 
@@ -17,16 +18,26 @@ class GpuMonitorExtension(ExtensionApp):
     """Builds the Sampler from ``GpuMonitor`` settings and stops it with the server.
 
     Nothing here touches the GPU: a missing driver or library shows up in the API's ``error``
-    at the first read, and never keeps ``jupyter lab`` from starting.
+    at the first read, and never keeps ``jupyter lab`` from starting. Nor does an invalid
+    setting: the extension stays off, says why in one log line and in every answer of its
+    routes, and the server runs (and stops) as without it.
     """
 
     name = "jupyterlab_gpu_monitor"
+    # None until the settings are read, and for good when one of them is invalid.
+    sampler: Sampler | None = None
 
     def initialize_handlers(self) -> None:
         """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``; speak the
         language the frontend asks for (messages, findings, our settings schemas)."""
         use_server_locale()
-        config = GpuMonitor(parent=self.serverapp)
+        try:
+            config = GpuMonitor(parent=self.serverapp)
+        except TraitError as error:
+            problem = setting_problem(error)
+            self.log.error("GPU Monitor is off until this setting is corrected: %s", problem)
+            setup_off_handlers(self.serverapp.web_app, problem)
+            return
         source = make_source(
             config.source,
             config.nvidia_smi_path,
@@ -52,5 +63,7 @@ class GpuMonitorExtension(ExtensionApp):
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
     async def stop_extension(self) -> None:
-        """End sampling, kill an nvidia-smi still running, and release NVML."""
-        await self.sampler.stop()
+        """End sampling, kill an nvidia-smi still running, and release NVML. Never raises:
+        jupyter_server shuts its kernels down after the extensions stop."""
+        if self.sampler is not None:
+            await self.sampler.stop()

@@ -24,7 +24,7 @@ from typing import Any
 import psutil
 
 from .cells import KernelMemoryHistory
-from .gpu.model import Snapshot
+from .gpu.model import GpuProcess, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,8 @@ class ProcessTree:
         if pid not in self._processes:
             try:
                 self._processes[pid] = psutil.Process(pid)
-            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            # ValueError: a pid no process can have (negative), as a broken driver reports.
+            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied, ValueError):
                 self._processes[pid] = None
         return self._processes[pid]
 
@@ -165,10 +166,16 @@ def _host_pids_seen_here() -> dict[int, int]:
 
 
 async def running_kernels(kernel_manager: Any, session_manager: Any) -> list[RunningKernel]:
-    """This server's kernels with their process and session (notebook or console path)."""
+    """This server's kernels with their process and session (notebook or console path); the
+    kernels without their sessions, with a warning, when the session manager fails."""
     sessions = {}
     if session_manager is not None:
-        for session in await session_manager.list_sessions():
+        try:
+            listed = await session_manager.list_sessions()
+        except Exception as error:  # its database (a file, or a custom manager's store)
+            log.warning("kernels listed without their notebooks: %s", error)
+            listed = []
+        for session in listed:
             kernel = session.get("kernel") or {}
             sessions[kernel.get("id")] = session
     kernels = []
@@ -195,10 +202,10 @@ async def running_kernels(kernel_manager: Any, session_manager: Any) -> list[Run
 def join(
     snapshot: Snapshot,
     kernels: Iterable[RunningKernel],
-    show_other_users_commands: bool = False,
     tree: ProcessTree | None = None,
 ) -> None:
     """Give each GPU process of the snapshot its user, start, kernel and notebook, in place.
+    A row that cannot be read is left unjoined on its own, with a warning.
 
     Blocking (reads /proc): call it off the event loop.
     """
@@ -208,20 +215,52 @@ def join(
     kernels_by_id = {kernel.kernel_id: kernel for kernel in by_pid.values()}
     for gpu in snapshot.gpus:
         for process in gpu.processes:
-            local = tree.local_pid(process.pid)
-            owner = tree.owner(local) if local is not None else None
-            process.visible = owner is not None
-            if owner is not None:
-                process.user = owner.user
-                process.started = owner.started
-                process.own = owner.uid == tree.own_uid
-                kernel_id = tree.kernel_of(local, kernel_pids)
-                if kernel_id is not None:
-                    process.kernel_id = kernel_id
-                    process.session_path = kernels_by_id[kernel_id].session_path
-            if not process.own and not show_other_users_commands:
-                # Another user's command line can hold paths, hosts or tokens: not ours to show.
+            try:
+                _join_process(process, tree, kernel_pids, kernels_by_id)
+            # One odd row (a driver's pid psutil refuses, a process gone mid-read) must not
+            # leave the others unjoined: the join is what proves whose a process is.
+            except Exception as error:
+                log.warning("GPU process %r left unjoined: %s", process.pid, error)
+
+
+def _join_process(
+    process: GpuProcess,
+    tree: ProcessTree,
+    kernel_pids: dict[int, str],
+    kernels_by_id: dict[str, RunningKernel],
+) -> None:
+    local = tree.local_pid(process.pid) if process.pid > 0 else None
+    owner = tree.owner(local) if local is not None else None
+    process.visible = owner is not None
+    if owner is None:
+        return
+    process.user = owner.user
+    process.started = owner.started
+    process.own = owner.uid == tree.own_uid
+    kernel_id = tree.kernel_of(local, kernel_pids)
+    if kernel_id is not None:
+        process.kernel_id = kernel_id
+        process.session_path = kernels_by_id[kernel_id].session_path
+
+
+def withhold_commands(snapshot: Snapshot) -> dict[int, str]:
+    """Take every process's command line out of the snapshot: id(process) -> command line."""
+    withheld = {}
+    for gpu in snapshot.gpus:
+        for process in gpu.processes:
+            if process.name is not None:
+                withheld[id(process)] = process.name
                 process.name = None
+    return withheld
+
+
+def release_commands(snapshot: Snapshot, withheld: dict[int, str], everyone: bool) -> None:
+    """Give back the command lines of the processes the join proved are this server's user's
+    own, or of every process when ``everyone`` (``show_other_users_commands``)."""
+    for gpu in snapshot.gpus:
+        for process in gpu.processes:
+            if everyone or process.own is True:
+                process.name = withheld.get(id(process))
 
 
 def kernel_usage(snapshot: Snapshot, kernels: Iterable[RunningKernel]) -> list[KernelGpuUsage]:
@@ -303,7 +342,17 @@ class KernelJoin:
         return await running_kernels(self._kernel_manager, self._session_manager)
 
     async def __call__(self, snapshot: Snapshot) -> None:
-        kernels = await self.kernels()
-        await asyncio.to_thread(join, snapshot, kernels, self._show_other_users_commands)
+        # Deny by default: another user's command line can hold paths, hosts or tokens, so none
+        # leaves the server unless the join below proves it may. Whatever fails before
+        # release_commands leaves them withheld.
+        withheld = withhold_commands(snapshot)
+        try:
+            kernels = await self.kernels()
+        except Exception as error:
+            # Whose each process is does not depend on the kernels: join without them.
+            log.warning("the GPU processes are joined without kernels: %s", error)
+            kernels = []
+        await asyncio.to_thread(join, snapshot, kernels)
+        release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
         self.memory_history.append(snapshot.timestamp, self.usage)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
@@ -212,6 +213,18 @@ def render(
     registry.register(GpuCollector(sampler, kernel_usage))
     encoder, content_type = choose_encoder(accept or "")
     return encoder(registry), content_type
+
+
+def peer_address(request: Any) -> str | None:
+    """The IP address of the TCP peer a tornado request came over: the client itself, or the
+    proxy in front of the server, whatever X-Forwarded-For or X-Real-IP say (tornado's
+    ``remote_ip`` takes them when ``trust_xheaders`` is on). None for a Unix socket."""
+    context = getattr(request.connection, "context", None)
+    address = getattr(context, "address", None)
+    family = getattr(context, "address_family", None)
+    if family in (socket.AF_INET, socket.AF_INET6) and address:
+        return address[0]
+    return None
 
 
 def in_networks(address: str | None, networks: Sequence[str]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .subprocesses import CommandTimeout, run_command
+from .subprocesses import CommandTimeout, OutputTooLarge, run_command
 from .translation import gettext
 
 # Distributions whose versions the probe reports (from importlib.metadata, never by import).
@@ -124,6 +124,10 @@ async def probe_interpreter(python: str, deep: bool = True, timeout_seconds: flo
     except CommandTimeout:
         message = gettext("{python} did not answer within {seconds} s")
         raise RuntimeError(message.format(python=python, seconds=f"{timeout_seconds:g}")) from None
+    except OutputTooLarge as error:
+        message = gettext("{python} printed more than {size} MiB")
+        size = f"{error.limit_mib:g}"
+        raise RuntimeError(message.format(python=python, size=size)) from None
     if finished.returncode != 0:
         last = finished.stderr.strip().splitlines()[-1:] or ["no output"]
         raise RuntimeError(gettext("{python} failed: {error}").format(python=python, error=last[0]))

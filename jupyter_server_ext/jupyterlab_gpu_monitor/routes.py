@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
 from dataclasses import asdict
+from typing import Any
 
 import tornado
 from jupyter_server.auth.decorator import authorized
@@ -14,7 +16,8 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
 from ._version import __version__
-from .cells import Span, attribute
+from .bodies import BadBody, read_body
+from .cells import KernelMemoryHistory, Span, SpansTooCostly, attribute
 from .conda.catalog import EnvironmentCatalog
 from .conda.errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
 from .conda.export import STYLES as EXPORT_STYLES
@@ -22,10 +25,11 @@ from .conda.export import UnsupportedExport
 from .conda.model import Environment, conda_env_list
 from .conda.records import conda_and_pip
 from .config import GpuMonitor
+from .gpu.history import History
 from .gpu.sampler import Sampler
 from .inspector import inspect_kernel
 from .kernels import KernelJoin, kernels_summary
-from .metrics import KERNEL_USAGE_SETTING, in_networks, render
+from .metrics import KERNEL_USAGE_SETTING, in_networks, peer_address, render
 from .probe import DEFAULT_PACKAGES, probe_expression
 from .translation import gettext
 
@@ -38,17 +42,34 @@ except ImportError:  # jupyter_server < 2.13 has no server-wide check to opt out
 
 
 AUTH_RESOURCE = "gpu-monitor"
-# Jupyter kernel ids are UUIDs; nothing else reaches a handler.
-KERNEL_ID = r"([0-9a-fA-F-]{36})"
+# Any segment: the handler answers an id that is no kernel of this server itself (a JSON 404).
+KERNEL_ID = r"([^/]+)"
 PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-# A notebook of a few hundred cells at once; more is a client bug.
-MAX_SPANS = 2000
+# An environment's name is a folder's (at most 255 bytes on the usual file systems); its id
+# adds a short hash.
+MAX_NAME_CHARACTERS = 300
 
 
 class GpuMonitorHandler(APIHandler):
-    """Base: every request is authenticated, then authorized to read ``gpu-monitor``."""
+    """Base: every request is authenticated, then authorized to read ``gpu-monitor``. Error
+    replies are written directly in the APIHandler's JSON shape: a message may quote the
+    request (a name with a '%'), which tornado's HTTPError would take for a format."""
 
     auth_resource = AUTH_RESOURCE
+
+    def reply_error(self, status: int, message: str, **details) -> None:
+        """Finish with ``{message, reason, **details}`` and this status."""
+        self.set_status(status)
+        self.finish(json.dumps({"message": message, "reason": None, **details}))
+
+    async def json_body(self, schema_name: str) -> Any:
+        """The request's body, of the shape ``api_schema/<schema_name>.json`` declares; None
+        after a 400 or 413 reply that says what is wrong with it."""
+        try:
+            return await read_body(self.request.body, schema_name)
+        except BadBody as error:
+            self.reply_error(error.status, error.message)
+            return None
 
     @property
     def sampler(self) -> Sampler:
@@ -74,8 +95,7 @@ class HistoryHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        since = self._since()
-        self.finish(json.dumps(await self.sampler.history_since(since)))
+        self.finish(await self.sampler.history_json(self._since()))
 
     def _since(self) -> float | None:
         raw = self.get_query_argument("since", None)
@@ -152,14 +172,10 @@ class DiagnoseHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self) -> None:
-        body = self.get_json_body() or {}
-        kernel_id = body.get("kernel_id")
-        probe = body.get("probe")
-        expected = body.get("expected_prefix")
-        if not isinstance(kernel_id, str) or not isinstance(probe, (dict, type(None))):
-            raise tornado.web.HTTPError(400, "expected {kernel_id: string, probe: object|null}")
-        if not isinstance(expected, (str, type(None))):
-            raise tornado.web.HTTPError(400, "expected_prefix must be a path or null")
+        body = await self.json_body("diagnose-request")
+        if body is None:
+            return
+        kernel_id = body["kernel_id"]
         if kernel_id not in self.kernel_manager:
             raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
         report = await inspect_kernel(
@@ -167,8 +183,8 @@ class DiagnoseHandler(GpuMonitorHandler):
             kernel_manager=self.kernel_manager,
             sampler=self.sampler,
             kernel_join=self.settings["gpu_monitor_kernel_join"],
-            probe=probe,
-            expected_prefix=expected,
+            probe=body.get("probe"),
+            expected_prefix=body.get("expected_prefix"),
         )
         self.finish(json.dumps(report))
 
@@ -183,19 +199,31 @@ class KernelSpansHandler(GpuMonitorHandler):
         join = self.settings["gpu_monitor_kernel_join"]
         if kernel_id not in self.kernel_manager and not join.memory_history.knows(kernel_id):
             raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
-        raw = (self.get_json_body() or {}).get("spans")
-        try:
-            spans = [Span(float(span["start"]), float(span["end"])) for span in raw]
-        except (TypeError, KeyError, ValueError):
-            raise tornado.web.HTTPError(
-                400, "expected {spans: [{start, end}]} in epoch seconds"
-            ) from None
-        if len(spans) > MAX_SPANS or any(not span.start <= span.end for span in spans):
-            raise tornado.web.HTTPError(400, f"at most {MAX_SPANS} spans, each with start <= end")
+        body = await self.json_body("spans-request")
+        if body is None:
+            return
+        spans = [Span(float(span["start"]), float(span["end"])) for span in body["spans"]]
+        reversed_span = next((n for n, span in enumerate(spans) if span.start > span.end), None)
+        if reversed_span is not None:
+            self.reply_error(400, f"spans[{reversed_span}] ends before it starts (start <= end)")
+            return
         await self.sampler.snapshot()
-        history = self.sampler.history
-        figures = attribute(kernel_id, spans, history, join.memory_history)
-        self.finish(json.dumps({"interval_seconds": history.interval_seconds, "spans": figures}))
+        # Copies, read in a thread: an hour-long cell on 8 GPUs is tens of thousands of values.
+        history = self.sampler.history.copy()
+        memory = join.memory_history.copy()
+        try:
+            answer = await asyncio.to_thread(_spans_answer, kernel_id, spans, history, memory)
+        except SpansTooCostly as error:
+            self.reply_error(400, str(error))
+            return
+        self.finish(answer)
+
+
+def _spans_answer(
+    kernel_id: str, spans: list[Span], history: History, memory: KernelMemoryHistory
+) -> str:
+    figures = attribute(kernel_id, spans, history, memory)
+    return json.dumps({"interval_seconds": history.interval_seconds, "spans": figures})
 
 
 class MetricsHandler(GpuMonitorHandler):
@@ -203,13 +231,16 @@ class MetricsHandler(GpuMonitorHandler):
 
     A scrape counts as watching: it wakes an idle Sampler and keeps it reading, since a scraper
     is someone looking. It needs a token (``Authorization: Bearer <token>``) like every other
-    endpoint, except from the networks in ``GpuMonitor.metrics_unauthenticated_networks``.
+    endpoint, except from the networks in ``GpuMonitor.metrics_unauthenticated_networks``,
+    decided on the connection's own peer address: never on X-Real-IP or X-Forwarded-For, which
+    any client can send and a proxy may pass through (``ServerApp.trust_xheaders`` rewrites
+    ``request.remote_ip`` from them).
     """
 
     @allow_unauthenticated  # decided in the method: a trusted network, else a token
     async def get(self) -> None:
         networks = self.monitor_config.metrics_unauthenticated_networks
-        if in_networks(self.request.remote_ip, networks):
+        if in_networks(peer_address(self.request), networks):
             await self._write_metrics()
         else:
             await self._get_authenticated()
@@ -230,19 +261,12 @@ class MetricsHandler(GpuMonitorHandler):
 
 
 class EnvironmentsBase(GpuMonitorHandler):
-    """Shared by the environment handlers: the catalog, the ``use_conda`` flag, and error
-    replies in the APIHandler's JSON shape (written directly: a name from the URL may hold a
-    '%', which tornado's HTTPError would take for a format)."""
+    """Shared by the environment handlers: the catalog and the ``use_conda`` flag."""
 
     @property
     def catalog(self) -> EnvironmentCatalog:
         """The server's environments (see conda/catalog.py)."""
         return self.settings["gpu_monitor_environments"]
-
-    def reply_error(self, status: int, message: str, **details) -> None:
-        """Finish with ``{message, reason, **details}`` and this status."""
-        self.set_status(status)
-        self.finish(json.dumps({"message": message, "reason": None, **details}))
 
     def use_conda(self) -> bool | None:
         """The ``use_conda`` query flag; None (after a 400 reply) when it is not a flag."""
@@ -259,20 +283,26 @@ class EnvironmentsBase(GpuMonitorHandler):
         status = {"not_installed": 503, "timeout": 504}.get(error.kind, 502)
         self.reply_error(status, f"{error.message}. {error.hint}", error=error.to_json())
 
-    async def environment(self, key: str) -> Environment | None:
-        """The environment a URL names by id or name; None after a 404 or 409 reply. A path is
-        never looked up: only names the listing gave match."""
+    async def environment(self, key: str, use_conda: bool) -> Environment | None:
+        """The environment a URL names by id or name, conda's own too with ``use_conda``; None
+        after a 404, 409 or conda error reply. A path is never looked up: only names the
+        listing gave match."""
+        if len(key) > MAX_NAME_CHARACTERS:
+            self.reply_error(404, f"no environment has a name of {len(key)} characters")
+            return None
         if "/" in key or "\\" in key or key in ("", ".", ".."):
             self.reply_error(
                 404, f"{key!r} is a path: name an environment by its name or id from GET envs"
             )
             return None
         try:
-            return await self.catalog.resolve(key)
+            return await self.catalog.resolve(key, use_conda)
         except EnvironmentNotFound as error:
             self.reply_error(404, str(error))
         except AmbiguousEnvironment as error:
             self.reply_error(409, str(error), ids=error.ids)
+        except CondaCommandError as error:
+            self.reply_conda_error(error)
         return None
 
 
@@ -296,13 +326,16 @@ class EnvironmentsHandler(EnvironmentsBase):
 
 
 class EnvironmentHandler(EnvironmentsBase):
-    """``GET envs/<name or id>``: the environment and its packages, with the pairs of conda
-    and pip packages that install the same Python distribution."""
+    """``GET envs/<name or id>[?use_conda=1]``: the environment and its packages, with the
+    pairs of conda and pip packages that install the same Python distribution."""
 
     @tornado.web.authenticated
     @authorized("read")
     async def get(self, key: str) -> None:
-        environment = await self.environment(key)
+        use_conda = self.use_conda()
+        if use_conda is None:
+            return
+        environment = await self.environment(key, use_conda)
         if environment is None:
             return
         found = await self.catalog.packages(environment)
@@ -334,7 +367,7 @@ class EnvironmentExportHandler(EnvironmentsBase):
         use_conda = self.use_conda()
         if use_conda is None:
             return
-        environment = await self.environment(key)
+        environment = await self.environment(key, use_conda)
         if environment is None:
             return
         try:
@@ -347,6 +380,30 @@ class EnvironmentExportHandler(EnvironmentsBase):
             return
         self.set_header("Content-Disposition", 'attachment; filename="environment.yml"')
         self.finish(text, set_content_type="application/yaml; charset=UTF-8")
+
+
+class FixedAnswerHandler(GpuMonitorHandler):
+    """One answer for every request (authenticated all the same): a route of ours that does not
+    exist (JSON, not jupyter_server's HTML page), or every route while an invalid setting
+    keeps the extension off (so that the panel says what to correct, not "not enabled")."""
+
+    def initialize(self, status: int, message: str) -> None:
+        self._status = status
+        self._message = message
+
+    @tornado.web.authenticated
+    @authorized("read")
+    def get(self, *_) -> None:
+        self.reply_error(self._status, self._message)
+
+    post = get
+
+
+def setup_off_handlers(web_app, problem: str) -> None:
+    """Answer every route of ours with the setting that keeps the extension off."""
+    routes = url_path_join(web_app.settings["base_url"], "gpu-monitor", ".*")
+    answer = {"status": 503, "message": f"GPU Monitor is off: {problem}"}
+    web_app.add_handlers(".*$", [(routes, FixedAnswerHandler, answer)])
 
 
 def setup_route_handlers(
@@ -376,5 +433,10 @@ def setup_route_handlers(
             (url_path_join(api, "envs", "([^/]+)"), EnvironmentHandler),
             (url_path_join(api, "envs", "([^/]+)", "export"), EnvironmentExportHandler),
             (url_path_join(web_app.settings["base_url"], "gpu-monitor", "metrics"), MetricsHandler),
+            (
+                url_path_join(web_app.settings["base_url"], "gpu-monitor", ".*"),
+                FixedAnswerHandler,
+                {"status": 404, "message": "no such route of the GPU Monitor API"},
+            ),
         ],
     )

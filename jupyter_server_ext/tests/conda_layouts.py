@@ -194,9 +194,16 @@ class FakeConda:
         self._monkeypatch = monkeypatch
         self.log = log
         self.pidfile = pidfile
+        self._runs = log.with_name("conda-runs.log")
         monkeypatch.setenv("FAKE_CONDA_LOG", str(log))
         monkeypatch.setenv("FAKE_CONDA_PIDFILE", str(pidfile))
-        for name in ("FAKE_CONDA_MODE", "FAKE_CONDA_PATHS", "FAKE_CONDA_STDERR"):
+        for name in (
+            "FAKE_CONDA_MODE",
+            "FAKE_CONDA_PATHS",
+            "FAKE_CONDA_STDERR",
+            "FAKE_CONDA_DELAY",
+            "FAKE_CONDA_RUNS",
+        ):
             monkeypatch.delenv(name, raising=False)
 
     def replay(
@@ -221,6 +228,24 @@ class FakeConda:
         """Print ``stderr`` and exit 1."""
         self._monkeypatch.setenv("FAKE_CONDA_MODE", "fail")
         self._monkeypatch.setenv("FAKE_CONDA_STDERR", stderr)
+
+    def take(self, seconds: float) -> None:
+        """Answer after ``seconds``, as a real conda does, noting when each run started and
+        ended."""
+        self._monkeypatch.setenv("FAKE_CONDA_DELAY", str(seconds))
+        self._monkeypatch.setenv("FAKE_CONDA_RUNS", str(self._runs))
+
+    def most_at_once(self) -> int:
+        """The most runs that overlapped in time since ``take``."""
+        edges = []
+        for line in self._runs.read_text().splitlines():
+            start, end = map(float, line.split())
+            edges += [(start, 1), (end, -1)]
+        running = most = 0
+        for _, change in sorted(edges):
+            running += change
+            most = max(most, running)
+        return most
 
     def calls(self) -> list[list[str]]:
         """The arguments of each call so far."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 from pathlib import Path
 
+import psutil
 import pytest
 from jupyterlab_gpu_monitor.conda import condarc, locations
 
@@ -96,3 +98,17 @@ def fake_conda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeConda:
     fake = FakeConda(monkeypatch, tmp_path / "conda-calls.log", tmp_path / "conda.pid")
     fake.replay()
     return fake
+
+
+@pytest.fixture
+def other_users_process():
+    """A real process of another uid: `sleep` as nobody when we are root, else pid 1's owner."""
+    if os.getuid() == 0:
+        process = subprocess.Popen(["sleep", "300"], user="nobody")
+        yield process.pid
+        process.kill()
+        process.wait()
+        return
+    others = [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real != os.getuid()]
+    assert others, "this test needs a process of another user on the machine"
+    yield others[0]

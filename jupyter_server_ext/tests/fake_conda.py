@@ -11,6 +11,9 @@ variables read at each call:
 - ``FAKE_CONDA_MODE``: ``hang`` (never answers; its pid goes to ``FAKE_CONDA_PIDFILE``) or
   ``fail`` (prints ``FAKE_CONDA_STDERR`` on stderr and exits 1).
 - ``FAKE_CONDA_LOG``: a file that gets one line per call (the arguments).
+- ``FAKE_CONDA_DELAY``: seconds to wait before answering, as a real conda takes to start.
+- ``FAKE_CONDA_RUNS``: a file that gets one line per call, ``<start> <end>`` (monotonic
+  seconds, comparable across processes): how many ran at once.
 """
 
 from __future__ import annotations
@@ -23,10 +26,21 @@ from pathlib import Path
 
 
 def main(args: list[str]) -> int:
+    started = time.monotonic()
+    try:
+        return answer(args)
+    finally:
+        if os.environ.get("FAKE_CONDA_RUNS"):
+            with open(os.environ["FAKE_CONDA_RUNS"], "a") as handle:
+                handle.write(f"{started} {time.monotonic()}\n")
+
+
+def answer(args: list[str]) -> int:
     environ = os.environ
     if environ.get("FAKE_CONDA_LOG"):
         with open(environ["FAKE_CONDA_LOG"], "a") as handle:
             handle.write(" ".join(args) + "\n")
+    time.sleep(float(environ.get("FAKE_CONDA_DELAY") or 0))
     mode = environ.get("FAKE_CONDA_MODE")
     if mode == "hang":
         Path(environ["FAKE_CONDA_PIDFILE"]).write_text(str(os.getpid()))

@@ -12,7 +12,10 @@ test can change a running server's GPUs):
   ``-q -x`` of a multi-GPU machine replays that whole machine consistently.
 - ``FAKE_SMI_ERROR``: an error capture printed for every call, exiting ``FAKE_SMI_EXIT``
   (default 9, nvidia-smi's "driver not loaded" status).
-- ``FAKE_SMI_MODE``: ``hang`` (never answers) or ``garbage`` (prints random bytes).
+- ``FAKE_SMI_MODE``: ``hang`` (never answers), ``garbage`` (prints random bytes) or ``flood``
+  (prints 20 MB of random bytes, as a broken driver's tool might).
+- ``FAKE_SMI_APPS_REPEAT``: ``N``: the compute-apps capture's rows printed N times over, each
+  copy with pids of its own: a valid process list as long as a test needs.
 - ``FAKE_SMI_REJECT_FIELD``: a --query-gpu field this "old driver" does not know.
 - ``FAKE_SMI_PIDS``: ``capture_pid:real_pid,…``: the capture's process ids replaced, so that
   a real capture reports processes that exist on this machine (a test's kernels).
@@ -117,6 +120,14 @@ def main(args: list[str]) -> int:
     if mode == "garbage":
         sys.stdout.buffer.write(os.urandom(512))
         return 0
+    if mode == "flood":
+        chunk = os.urandom(1024 * 1024)
+        try:
+            for _ in range(20):
+                sys.stdout.buffer.write(chunk)
+        except BrokenPipeError:
+            pass  # the reader had enough
+        return 0
     if "FAKE_SMI_ERROR" in settings:
         sys.stdout.write(Path(settings["FAKE_SMI_ERROR"]).read_text())
         return int(settings.get("FAKE_SMI_EXIT", "9"))
@@ -143,8 +154,29 @@ def main(args: list[str]) -> int:
     if capture is None:
         sys.stdout.write(f"fake nvidia-smi: no capture set for {' '.join(args)!r}\n")
         return 2
-    sys.stdout.write(_capture(capture, settings))
+    text = _capture(capture, settings)
+    if app_fields and "FAKE_SMI_APPS_REPEAT" in settings:
+        text = _repeated_rows(text, int(settings["FAKE_SMI_APPS_REPEAT"]))
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass  # the reader had enough (a capped read)
     return 0
+
+
+def _repeated_rows(text: str, times: int) -> str:
+    """The CSV's header, then its rows ``times`` over, copy ``n`` with the pids moved by
+    ``n * 100000`` so that every row is a process of its own."""
+    header, *rows = text.splitlines()
+    column = [cell.strip() for cell in header.split(",")].index("pid")
+    lines = [header]
+    for copy in range(times):
+        for row in rows:
+            cells = row.split(", ")
+            cells[column] = str(int(cells[column]) + copy * 100000)
+            lines.append(", ".join(cells))
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -211,11 +211,21 @@ class JupyterServer:
     url: str
     token: str
     port: int
+    process: subprocess.Popen
+    log: Path
 
     def get(self, path: str, headers: dict[str, str] | None = None) -> bytes:
         """The body of an authenticated GET of ``path`` (relative to the server's root)."""
+        return self.request(path, headers=headers)
+
+    def request(
+        self, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> bytes:
+        """The body of an authenticated request (a POST when there is a body); HTTPError for
+        a status of 400 or more."""
         request = urllib.request.Request(
             f"{self.url}/{path}",
+            data=body,
             headers={"Authorization": f"token {self.token}", **(headers or {})},
         )
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -270,6 +280,6 @@ def running_jupyter_server(
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_until_answers(f"{url}/api/status?token={token}", process, log, "jupyter server")
-        yield JupyterServer(url, token, port)
+        yield JupyterServer(url, token, port, process, log)
     finally:
         _stop(process)

@@ -52,6 +52,7 @@ FAKE_VARIABLES = (
     "FAKE_SMI_LOG",
     "FAKE_SMI_CONTROL",
     "FAKE_SMI_PIDS",
+    "FAKE_SMI_APPS_REPEAT",
 )
 
 
@@ -88,7 +89,7 @@ class FakeSmi:
         self._monkeypatch.setenv("FAKE_SMI_EXIT", str(exit_status))
 
     def mode(self, mode: str | None) -> None:
-        """'hang', 'garbage', or None for normal answers."""
+        """'hang', 'garbage', 'flood', or None for normal answers."""
         if mode is None:
             self._monkeypatch.delenv("FAKE_SMI_MODE", raising=False)
         else:
@@ -98,6 +99,10 @@ class FakeSmi:
         """Report these real pids in place of the capture's (capture pid -> real pid)."""
         pairs = ",".join(f"{old}:{new}" for old, new in pids.items())
         self._monkeypatch.setenv("FAKE_SMI_PIDS", pairs)
+
+    def repeat_processes(self, times: int) -> None:
+        """Print the compute-apps capture's rows this many times over, as distinct processes."""
+        self._monkeypatch.setenv("FAKE_SMI_APPS_REPEAT", str(times))
 
     def reject_field(self, field: str) -> None:
         """Behave like a driver that does not know this --query-gpu field."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from jupyterlab_gpu_monitor.cells import KernelMemoryHistory, Span, attribute
+from jupyterlab_gpu_monitor.cells import KernelMemoryHistory, Span, SpansTooCostly, attribute
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import GpuProcess
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
@@ -120,3 +120,22 @@ def test_memory_history_is_bounded():
     for second in range(500):
         memory.append(T0 + second, kernel_usage(snapshot, []))
         assert len(memory) <= 60
+
+
+def test_a_run_all_of_back_to_back_cells_over_the_whole_history_is_answered():
+    history, memory = record(TRAINING)
+    # 60 one-second cells, each starting as the one before ended: every read, some twice.
+    runs = attribute(KERNEL, [Span(T0 + s, T0 + s + 1) for s in range(60)], history, memory)
+    assert len(runs) == 60
+
+
+def test_spans_covering_the_history_more_than_twice_are_refused_before_any_work():
+    small = History(history_seconds=60, interval_seconds=1.0)
+    for reading in TRAINING:
+        snapshot = copy.deepcopy(CAPTURE)
+        snapshot.timestamp = T0 + reading[0]
+        small.append(snapshot)
+    whole = Span(T0, T0 + 59)
+    assert len(attribute(KERNEL, [whole] * 2, small, KernelMemoryHistory(60, 1.0))) == 2
+    with pytest.raises(SpansTooCostly, match="cover 180 reads together; at most 123"):
+        attribute(KERNEL, [whole] * 3, small, KernelMemoryHistory(60, 1.0))

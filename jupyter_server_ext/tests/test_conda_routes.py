@@ -172,7 +172,11 @@ async def test_export_through_conda_replays_conda_itself(home, fake_conda, jp_fe
         "conda-env-export-base-win64-conda-forge-2021.yml"
     )
     prefix = str(home / "miniconda3" / "envs" / "devops")
-    assert fake_conda.calls() == [["env", "export", "--prefix", prefix, "--no-builds"]]
+    # The name is looked up among conda's own environments too, as the listing shows them.
+    assert fake_conda.calls() == [
+        ["info", "--json"],
+        ["env", "export", "--prefix", prefix, "--no-builds"],
+    ]
 
 
 async def test_conda_that_hangs_is_a_504_and_conda_missing_a_503(home, fake_conda, jp_fetch):
@@ -206,6 +210,22 @@ async def test_listing_through_conda_adds_the_environments_conda_knows(home, fak
     found = under_anaconda(await get_json(jp_fetch, "envs", use_conda="1"))
     assert found == {str(anaconda), str(anaconda / "envs/py27"), str(anaconda / "envs/py3")}
     assert fake_conda.calls() == [["info", "--json"]]
+    # What the listing showed through conda can be opened and exported through conda by name.
+    opened = await get_json(jp_fetch, "envs", "py27", use_conda="1")
+    assert opened["environment"]["prefix"] == str(anaconda / "envs/py27")
+    code, _ = await fetch_error(jp_fetch, "envs", "py27")
+    assert code == 404  # not on disk where the server looks without conda
+    exported = await jp_fetch(
+        "gpu-monitor", "api", "envs", "py27", "export", params={"use_conda": "1"}
+    )
+    assert exported.code == 200
+    assert fake_conda.calls()[-1] == [
+        "env",
+        "export",
+        "--prefix",
+        str(anaconda / "envs/py27"),
+        "--no-builds",
+    ]
 
 
 @pytest.mark.parametrize("path", [("envs",), ("envs", "devops"), ("envs", "devops", "export")])

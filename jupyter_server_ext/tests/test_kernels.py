@@ -62,20 +62,6 @@ def kernel_pid(serverapp, kernel_id: str) -> int:
     return serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
 
 
-@pytest.fixture
-def other_users_process():
-    """A real process of another uid: `sleep` as nobody when we are root, else pid 1's owner."""
-    if os.getuid() == 0:
-        process = subprocess.Popen(["sleep", "300"], user="nobody")
-        yield process.pid
-        process.kill()
-        process.wait()
-        return
-    others = [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real != os.getuid()]
-    assert others, "this test needs a process of another user on the machine"
-    yield others[0]
-
-
 async def get_json(jp_fetch, *path):
     return json.loads((await jp_fetch("gpu-monitor", "api", *path)).body)
 

@@ -252,7 +252,7 @@ async def test_first_open_fills_the_history_from_prometheus(prometheus):
     selector = node(H100)
     source = PrometheusSource(prometheus, selector)
     sampler = Sampler(source, interval_seconds=0.5, history_seconds=60)
-    history = await sampler.history_since(None)
+    history = json.loads(await sampler.history_json(None))
     await sampler.stop()
     assert sampler.latest is not None
     first_read = sampler.latest.timestamp

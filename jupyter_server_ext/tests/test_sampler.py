@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import Gpu, Snapshot
@@ -19,7 +20,7 @@ async def test_fifty_polling_clients_cause_no_more_reads_than_intervals(fake_smi
     async def client():
         for _ in range(intervals):
             await sampler.snapshot()
-            await sampler.history_since(None)
+            await sampler.history_json(None)
             await asyncio.sleep(INTERVAL)
 
     started = asyncio.get_running_loop().time()
@@ -60,10 +61,10 @@ async def test_history_serves_only_points_after_since(fake_smi):
     sampler = Sampler(NvidiaSmiSource(), interval_seconds=INTERVAL)
     await sampler.snapshot()
     await asyncio.sleep(3 * INTERVAL)
-    everything = await sampler.history_since(None)
+    everything = json.loads(await sampler.history_json(None))
     assert len(everything["timestamps"]) >= 3
     cut = everything["timestamps"][1]
-    delta = await sampler.history_since(cut)
+    delta = json.loads(await sampler.history_json(cut))
     assert (
         delta["timestamps"]
         == [t for t in everything["timestamps"] if t > cut][: len(delta["timestamps"])]

@@ -9,6 +9,7 @@ import pytest
 from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, HINTS, error_from_output, kind_of_message
 from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
+from jupyterlab_gpu_monitor.gpu.nvml import read_error
 from jupyterlab_gpu_monitor.gpu.smi_csv import field_name, parse_compute_apps, parse_query_gpu
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
@@ -250,6 +251,45 @@ def test_every_error_capture_becomes_a_typed_error_with_a_hint(capture: Path):
 @pytest.mark.parametrize("name,kind", sorted(ERROR_KIND_OF_CAPTURE.items()))
 def test_error_capture_maps_to_its_kind(name: str, kind: str):
     assert error_from_output(read(SMI_FIXTURES / "errors" / name), 9).kind == kind
+
+
+# nvidia-smi's words on machines our captures do not come from (WSL 2, containers, newer
+# drivers), as their users reported them, and NVML's own error strings as nvidia-smi prints
+# them after "Failed to initialize NVML: ". A reason is read by what it says.
+REPORTED_MESSAGES = [
+    # microsoft/WSL#9938, #10289, #14339: WSL 2 on a Windows driver or server that refuses it.
+    ("Failed to initialize NVML: GPU access blocked by the operating system\n"
+     "Failed to properly shut down NVML: GPU access blocked by the operating system", "permission"),
+    # microsoft/WSL#11755
+    ("Failed to initialize NVML: N/A\nFailed to properly shut down NVML: N/A", "unknown"),
+    ("Failed to initialize NVML: Insufficient Permissions", "permission"),
+    ("Failed to initialize NVML: The operating system has blocked the request", "permission"),
+    ("Failed to initialize NVML: Driver Not Loaded", "driver_not_loaded"),
+    ("Failed to initialize NVML: RM has detected an NVML/RM version mismatch.", "version_mismatch"),
+    ("Failed to initialize NVML: NVML Shared Library Not Found", "not_installed"),
+    ("Failed to initialize NVML: GPU not found", "no_devices"),
+    ("Failed to initialize NVML: GPU requires restart", "gpu_lost"),
+    ("Failed to initialize NVML: Timeout", "timeout"),
+    ("Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the "
+     "system to recover this GPU", "gpu_lost"),
+    ("Unable to determine the device handle for GPU0000:02:00.0: Unknown Error", "unknown"),
+    ("nvidia-smi: error while loading shared libraries: libnvidia-ml.so.1: cannot open shared "
+     "object file: No such file or directory", "not_installed"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("message", "kind"), REPORTED_MESSAGES, ids=lambda m: m[:48])
+def test_a_failure_outside_the_captures_is_read_by_what_its_reason_says(message, kind):
+    error = error_from_output(message + "\n", 9)
+    assert error.kind == kind
+    assert error.hint == HINTS[kind]
+
+
+def test_nvml_exception_without_a_code_we_know_is_read_by_its_words():
+    assert (
+        read_error(RuntimeError("GPU access blocked by the operating system")).kind == "permission"
+    )
+    assert read_error(RuntimeError("something new")).kind == "unknown"
 
 
 @pytest.mark.parametrize("capture", captures("errors", "nvlink-*"), ids=lambda p: p.name)

@@ -140,6 +140,19 @@ describe('GpuCard', () => {
     );
   });
 
+  it('says how many processes the server left out', () => {
+    const gpu = { ...a5000Snapshot().gpus[0], processes_omitted: 5744 };
+
+    const { getByRole } = render(
+      <GpuCard gpu={gpu} kernelGpus={null} {...common} />
+    );
+
+    const rows = within(getByRole('table')).getAllByRole('row');
+    expect(rows[rows.length - 1].textContent).toBe(
+      '5744 more processes, holding less memory, are not shown.'
+    );
+  });
+
   it('shows the MIG instances and "n/a under MIG" where MIG hides a reading', () => {
     const gpu = a100MigSnapshot().gpus[0];
 

@@ -59,6 +59,7 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
           session_path: null
         }
       ],
+      processes_omitted: 0,
       unavailable: { mig_mode: 'MIG is not supported on this GPU' },
       error: null
     }

@@ -124,6 +124,7 @@ export function GpuCard(props: GpuCard.IProps): React.ReactElement {
       <ProcessTable
         gpuIndex={gpu.index}
         processes={gpu.processes}
+        omitted={gpu.processes_omitted}
         now={now}
         actions={actions}
         trans={trans}

@@ -24,6 +24,11 @@ export namespace ProcessTable {
      */
     processes: readonly IGpuProcess[];
     /**
+     * How many more processes the server left out (those holding the least
+     * memory).
+     */
+    omitted: number;
+    /**
      * When the processes were read, in seconds since the epoch (the
      * server's clock, as their start times).
      */
@@ -46,7 +51,7 @@ export namespace ProcessTable {
  * its GPU memory and its age.
  */
 export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
-  const { gpuIndex, processes, now, actions, trans } = props;
+  const { gpuIndex, processes, omitted, now, actions, trans } = props;
   return (
     <table
       className="jp-GpuMonitor-processes"
@@ -112,6 +117,17 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
               </tr>
             );
           })
+        )}
+        {omitted > 0 && (
+          <tr>
+            <td colSpan={4} className="jp-GpuMonitor-empty">
+              {trans._n(
+                '%1 more process, holding less memory, is not shown.',
+                '%1 more processes, holding less memory, are not shown.',
+                omitted
+              )}
+            </td>
+          </tr>
         )}
       </tbody>
     </table>

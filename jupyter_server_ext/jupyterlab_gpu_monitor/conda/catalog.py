@@ -9,6 +9,7 @@ import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from ..subprocesses import SharedRuns
 from .conda_cli import conda_env_export, conda_info
 from .discovery import discover_environments, environment_of, find_environment
 from .errors import EnvironmentNotFound
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# conda processes running at once for the server's requests; the same command asked for while
+# it runs is shared, not run again.
+CONDA_RUNS_AT_ONCE = 2
+
 
 class EnvironmentCatalog:
     """Environments as the server sees them: the kernelspecs of its KernelSpecManager tell
@@ -30,6 +35,7 @@ class EnvironmentCatalog:
     def __init__(self, kernel_spec_manager: Any, config: GpuMonitor):
         self._kernel_spec_manager = kernel_spec_manager
         self._config = config
+        self._conda_runs = SharedRuns(CONDA_RUNS_AT_ONCE)
 
     async def kernelspecs(self) -> dict[str, Any]:
         """``get_all_specs()`` of the server's KernelSpecManager (a gateway's is async); empty,
@@ -51,7 +57,9 @@ class EnvironmentCatalog:
         extra_dirs = list(self._config.extra_envs_dirs)
         extra_prefixes: list[tuple[str, str]] = []
         if use_conda:
-            info = await conda_info(self._config.conda_path, self._config.conda_timeout)
+            info = await self._conda_runs.run(
+                ("info",), lambda: conda_info(self._config.conda_path, self._config.conda_timeout)
+            )
             roots = [info.root_prefix] if info.root_prefix else []
             extra_prefixes = [(prefix, "conda info --json") for prefix in [*roots, *info.envs]]
             extra_dirs += info.envs_dirs
@@ -82,7 +90,10 @@ class EnvironmentCatalog:
         """environment.yml in one of ``export.STYLES``, from the records on disk, or with
         ``use_conda`` from ``conda env export`` (raises CondaCommandError)."""
         if use_conda:
-            return await conda_env_export(
-                self._config.conda_path, environment.prefix, style, self._config.conda_timeout
+            return await self._conda_runs.run(
+                ("export", environment.prefix, style),
+                lambda: conda_env_export(
+                    self._config.conda_path, environment.prefix, style, self._config.conda_timeout
+                ),
             )
         return await asyncio.to_thread(export_yaml, environment, style)

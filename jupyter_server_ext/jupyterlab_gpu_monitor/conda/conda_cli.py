@@ -12,7 +12,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..subprocesses import CommandTimeout, run_command
+from ..subprocesses import CommandTimeout, OutputTooLarge, run_command
 from ..translation import gettext
 from .condarc import string_list
 from .errors import CondaCommandError
@@ -50,6 +50,10 @@ async def run_conda(conda: str, args: Sequence[str], timeout_seconds: float) -> 
         raise CondaCommandError(
             "timeout", message.format(command=command, seconds=f"{timeout_seconds:g}")
         ) from None
+    except OutputTooLarge as error:
+        message = gettext("`{command}` printed more than {size} MiB")
+        size = f"{error.limit_mib:g}"
+        raise CondaCommandError("bad_output", message.format(command=command, size=size)) from None
     if finished.returncode != 0:
         said = " ".join(finished.stderr.split())[-500:]
         message = gettext("`{command}` exited with status {status}: {said}").format(

@@ -46,12 +46,16 @@ def split_dist(file_name: str) -> tuple[str, str, str] | None:
 
 def site_packages(prefix: str) -> list[Path]:
     """The site-packages folders of a prefix: ``lib/python3.X[t]/site-packages`` on Unix,
-    ``Lib/site-packages`` on Windows."""
+    ``Lib/site-packages`` on Windows; none when the path cannot even be looked at (a name
+    longer than the file system takes)."""
     base = Path(prefix)
-    found = sorted(base.glob("lib/python3*/site-packages"))
-    windows = base / "Lib" / "site-packages"
-    if windows.is_dir():
-        found.append(windows)
+    try:
+        found = sorted(base.glob("lib/python3*/site-packages"))
+        windows = base / "Lib" / "site-packages"
+        if windows.is_dir():
+            found.append(windows)
+    except OSError:
+        return []
     return found
 
 

@@ -7,6 +7,8 @@ import json
 import logging
 import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,8 +18,13 @@ from .prefix import fingerprint, site_packages, split_dist
 
 log = logging.getLogger(__name__)
 
-# prefix -> (its fingerprint when read, its packages).
-_cache: dict[str, tuple[tuple, list[Package]]] = {}
+# prefix -> (its fingerprint when read, its packages), the most recently used last. Bounded:
+# prefixes come from requests (a kernel's probe), and a PyTorch environment's packages are
+# hundreds of records; a lab server's kernels use a few environments at a time.
+_cache: OrderedDict[str, tuple[tuple, list[Package]]] = OrderedDict()
+CACHED_ENVIRONMENTS = 32
+# Requests read packages in worker threads, several at a time.
+_cache_lock = threading.Lock()
 
 # A channel URL ends in its platform folder: https://conda.anaconda.org/conda-forge/linux-64.
 _SUBDIR = re.compile(
@@ -102,19 +109,27 @@ def packages(prefix: str) -> list[Package]:
     warning; this never raises for what it finds on disk.
 
     Kept until the prefix or its site-packages change: a PyTorch environment's records are
-    megabytes of JSON, and every inspection of a kernel asks twice."""
+    megabytes of JSON, and every inspection of a kernel asks twice. A folder that is no
+    environment (no conda-meta, no site-packages) is not kept."""
     try:
         # pip adds and removes distributions in site-packages, not in conda-meta.
         folders = site_packages(prefix)
-        key = (fingerprint(prefix), *(folder.stat().st_mtime_ns for folder in folders))
+        prefix_state = fingerprint(prefix)
+        key = (prefix_state, *(folder.stat().st_mtime_ns for folder in folders))
     except OSError:
         key = None
-    cached = _cache.get(prefix)
-    if key is not None and cached is not None and cached[0] == key:
-        return list(cached[1])
+    with _cache_lock:
+        cached = _cache.get(prefix)
+        if key is not None and cached is not None and cached[0] == key:
+            _cache.move_to_end(prefix)
+            return list(cached[1])
     found = _read_packages(prefix)
-    if key is not None:
-        _cache[prefix] = (key, found)
+    if key is not None and (prefix_state[0] == "conda" or folders):
+        with _cache_lock:
+            _cache[prefix] = (key, found)
+            _cache.move_to_end(prefix)
+            while len(_cache) > CACHED_ENVIRONMENTS:
+                _cache.popitem(last=False)
     return list(found)
 
 

@@ -32,8 +32,9 @@ HINTS = {
         "`nvidia-smi -r` by an administrator."
     ),
     "permission": N_(
-        "This user may not open the GPU device files (/dev/nvidia*): check their permissions "
-        "and, in a container, the device mapping."
+        "This user, or the operating system, may not open the GPUs: check the permissions of "
+        "/dev/nvidia* and, in a container, the device mapping; under WSL 2, update the Windows "
+        "NVIDIA driver and WSL (`wsl --update`)."
     ),
     "timeout": N_(
         "nvidia-smi did not answer in time; the driver may be hung (look for Xid errors in "
@@ -54,11 +55,51 @@ HINTS = {
 # Every kind a read failure has: the keys of HINTS, each with its fix.
 ERROR_KINDS = tuple(HINTS)
 
-# Patterns over nvidia-smi's own error messages. Only GPU states are listed here: messages
-# about other things (NVLink queries, usage errors) must not be mistaken for one.
+# The lines in which nvidia-smi says why it cannot reach the GPUs, with NVML's reason after the
+# colon: "Failed to initialize NVML: GPU access blocked by the operating system", "Unable to
+# determine the device handle for GPU 0000:3B:00.0: GPU is lost. Reboot the system...".
+_REASON_LINE = re.compile(
+    r"^(?:Failed to initialize NVML|Failed to properly shut down NVML|"
+    r"Unable to determine the device handle for GPU\s*(?:[0-9A-Fa-f]+:)*[0-9A-Fa-f.]+)"
+    r"\s*:\s*(?P<reason>.+)$",
+    re.I | re.M,
+)
+# What a reason says, in the words NVML's error strings and the drivers' messages use, first
+# match wins: the same failure is worded differently across platforms (WSL, vGPU, containers)
+# and driver versions, so a reason is read by what it says, not matched whole.
+_REASON_KINDS = (
+    (re.compile(r"mismatch", re.I), "version_mismatch"),
+    (re.compile(r"blocked|denied|permission|not permitted|privilege", re.I), "permission"),
+    (
+        re.compile(r"\blost\b|fallen off the bus|requires? (?:a )?(?:reset|restart)", re.I),
+        "gpu_lost",
+    ),
+    (
+        re.compile(
+            r"not loaded|(?:couldn't|could not|unable to) communicate with the (?:nvidia )?driver",
+            re.I,
+        ),
+        "driver_not_loaded",
+    ),
+    (
+        re.compile(r"no devices|no (?:supported )?gpus?\b|(?:gpu|device) not found", re.I),
+        "no_devices",
+    ),
+    (
+        re.compile(r"not found|(?:couldn't|could not|cannot|unable to) (?:find|load|open)", re.I),
+        "not_installed",
+    ),
+    (re.compile(r"timeout|timed out", re.I), "timeout"),
+)
+# nvidia-smi's own messages that carry no NVML reason. Only GPU states are listed here:
+# messages about other things (NVLink queries, usage errors) must not be mistaken for one.
 _MESSAGE_KINDS = (
     (
-        re.compile(r"couldn't find libnvidia-ml\.so|NVML Shared Library Not Found", re.I),
+        re.compile(
+            r"couldn't find libnvidia-ml\.so|NVML Shared Library Not Found|"
+            r"libnvidia-ml\.so[.\d]*: cannot open shared object",
+            re.I,
+        ),
         "not_installed",
     ),
     (
@@ -69,8 +110,9 @@ _MESSAGE_KINDS = (
     (re.compile(r"^No devices were found", re.I | re.M), "no_devices"),
     (re.compile(r"GPU is lost|fallen off the bus", re.I), "gpu_lost"),
     (re.compile(r"Insufficient Permissions|Permission denied|No Permission", re.I), "permission"),
-    (re.compile(r"Failed to initialize NVML: Unknown Error", re.I), "unknown"),
 )
+# An error message is a few lines: what comes after this is not read (garbage can be megabytes).
+_MESSAGE_SCAN_CHARACTERS = 64 * 1024
 
 # How much an error tells the user about the machine, for choosing between two sources'
 # failures: a missing library says little; "version mismatch" says exactly what to do.
@@ -97,8 +139,22 @@ def gpu_lost(index: int) -> GpuError:
     return GpuReadError("gpu_lost", message).to_error()
 
 
+def kind_of_reason(reason: str) -> str | None:
+    """The kind of failure an NVML reason ("GPU access blocked by the operating system",
+    "Driver/library version mismatch"...) names, or None when it names none we know."""
+    for pattern, kind in _REASON_KINDS:
+        if pattern.search(reason):
+            return kind
+    return None
+
+
 def kind_of_message(text: str) -> str | None:
-    """The GPU state an nvidia-smi message reports, or None when it reports none."""
+    """The GPU state an nvidia-smi message reports, or None when it reports none. A failure to
+    start NVML is one whatever its reason: "unknown" when the reason is not one we know."""
+    text = text[:_MESSAGE_SCAN_CHARACTERS]
+    line = _REASON_LINE.search(text)
+    if line is not None:
+        return kind_of_reason(line.group("reason")) or "unknown"
     for pattern, kind in _MESSAGE_KINDS:
         if pattern.search(text):
             return kind
@@ -107,6 +163,7 @@ def kind_of_message(text: str) -> str | None:
 
 def error_from_output(text: str, returncode: int) -> GpuReadError:
     """The error for an nvidia-smi run that failed or printed an error instead of data."""
+    text = text[:_MESSAGE_SCAN_CHARACTERS]
     message = " ".join(line.strip() for line in text.strip().splitlines() if line.strip())
     kind = kind_of_message(text)
     if kind is None:

@@ -6,7 +6,7 @@ import itertools
 import math
 import sys
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .model import SERIES_FIELDS, Snapshot
@@ -39,6 +39,18 @@ class History:
     def capacity(self) -> int:
         """The most points it ever holds."""
         return self._points.maxlen or 0
+
+    def copy(self) -> History:
+        """A copy to read in a worker thread while this one goes on recording (a deque may not
+        change while it is iterated). The points are shared, not copied: it costs a list of
+        references, made at C speed."""
+        twin = History(self.history_seconds, self.interval_seconds)
+        twin._points = self._points.copy()
+        return twin
+
+    def reads_between(self, start: float, end: float) -> int:
+        """How many reads lie from ``start`` to ``end`` (both included), in log time."""
+        return max(0, first_after(self._points, end) - first_at(self._points, start))
 
     def append(self, snapshot: Snapshot) -> None:
         """Keep a reading's numbers (a failed read has none and is not kept)."""
@@ -118,19 +130,33 @@ class History:
                 break
             times.append(timestamp)
             for _, index, name, *values in rows:
-                _, series = gpus.setdefault(index, (name, [None] * position))
-                series.append(values[column])
+                known = gpus.get(index)
+                if known is None:
+                    # A GPU first seen now: None for the reads before (allocated once per GPU).
+                    known = gpus[index] = (name, [None] * position)
+                known[1].append(values[column])
             for _, series in gpus.values():
-                series.extend([None] * (len(times) - len(series)))
+                if len(series) < len(times):  # a GPU missing from this read
+                    series.append(None)
         return times, gpus
 
 
-def first_at(points: deque, timestamp: float) -> int:
+def first_at(points: Sequence[tuple], timestamp: float) -> int:
     """The position of the first point at or after ``timestamp`` (a binary search)."""
+    return _bisect(points, lambda time: time < timestamp)
+
+
+def first_after(points: Sequence[tuple], timestamp: float) -> int:
+    """The position of the first point after ``timestamp`` (a binary search)."""
+    return _bisect(points, lambda time: time <= timestamp)
+
+
+def _bisect(points: Sequence[tuple], before: Callable[[float], bool]) -> int:
+    # bisect's key= needs Python 3.10.
     low, high = 0, len(points)
     while low < high:
         middle = (low + high) // 2
-        if points[middle][0] < timestamp:
+        if before(points[middle][0]):
             low = middle + 1
         else:
             high = middle

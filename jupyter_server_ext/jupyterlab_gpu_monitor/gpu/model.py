@@ -15,6 +15,10 @@ from ..translation import N_, gettext
 MIB = 1024 * 1024
 # Why a MIG-enabled GPU's utilisation is null, in every source.
 MIG_UNAVAILABLE = N_("not available under MIG")
+# The most processes one read keeps per GPU. A GPU runs at most a few dozen contexts (48 MPS
+# clients); thousands are a broken or hostile nvidia-smi, and each kept one costs the kernel
+# join a /proc read and every client its bytes.
+MAX_PROCESSES_PER_GPU = 256
 
 
 @dataclass
@@ -85,6 +89,8 @@ class Gpu:
     mig_mode: str | None = None
     mig_devices: list[MigDevice] = field(default_factory=list)
     processes: list[GpuProcess] = field(default_factory=list)
+    # Processes of this read left out of ``processes`` (those holding the least memory).
+    processes_omitted: int = 0
     # Why a field is null when the reason is known (e.g. utilisation under MIG).
     unavailable: dict[str, str] = field(default_factory=dict)
     error: GpuError | None = None
@@ -97,6 +103,14 @@ class Gpu:
         for attribute in ("utilization_gpu", "utilization_memory"):
             if getattr(self, attribute) is None:
                 self.unavailable.setdefault(attribute, gettext(MIG_UNAVAILABLE))
+
+    def keep_processes(self, limit: int = MAX_PROCESSES_PER_GPU) -> None:
+        """Keep the ``limit`` processes that hold the most memory, and count the others."""
+        if len(self.processes) <= limit:
+            return
+        self.processes.sort(key=lambda process: process.used_memory_mib or 0, reverse=True)
+        self.processes_omitted += len(self.processes) - limit
+        del self.processes[limit:]
 
 
 # The per-GPU numbers the history keeps, in this order.

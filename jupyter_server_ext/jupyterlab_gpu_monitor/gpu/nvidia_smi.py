@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Sequence
 
-from ..subprocesses import CommandTimeout, run_command
+from ..subprocesses import CommandTimeout, OutputTooLarge, run_command
 from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
 from .model import Gpu, GpuProcess, Snapshot
@@ -40,6 +40,10 @@ async def run_nvidia_smi(executable: str, args: Sequence[str], timeout_seconds: 
     except CommandTimeout:
         message = gettext("nvidia-smi did not answer within {seconds} s")
         raise GpuReadError("timeout", message.format(seconds=f"{timeout_seconds:g}")) from None
+    except OutputTooLarge as error:
+        message = gettext("nvidia-smi printed more than {size} MiB")
+        size = f"{error.limit_mib:g}"
+        raise GpuReadError("bad_output", message.format(size=size)) from None
     if finished.returncode != 0:
         raise error_from_output(finished.stdout, finished.returncode)
     return finished.stdout
@@ -77,11 +81,10 @@ class NvidiaSmiSource:
         if not _same_layout(self._static, rows.gpus):
             # A GPU swapped, or MIG switched on or off: the cached XML describes another layout.
             await self._refresh_static()
-        apps = parse_compute_apps(
-            await self._run(
-                [f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,nounits"]
-            )
+        listed = await self._run(
+            [f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,nounits"]
         )
+        apps = await asyncio.to_thread(parse_compute_apps, listed)
         return merge(self._static, rows.gpus, apps, rows.driver_version, time.time())
 
     async def _refresh_static(self) -> None:
@@ -93,7 +96,7 @@ class NvidiaSmiSource:
         static = await asyncio.to_thread(parse_xml, await self._run(["-q", "-x"]), time.time())
         if any(gpu.mig_mode == "enabled" for gpu in static.gpus):
             try:
-                listed = parse_list(await self._run(["-L"]))
+                listed = await asyncio.to_thread(parse_list, await self._run(["-L"]))
             except GpuReadError:
                 listed = []  # profiles and MIG UUIDs are a nicety; the XML has the rest
             name_mig_devices(static.gpus, listed)
@@ -105,7 +108,9 @@ class NvidiaSmiSource:
         while True:
             args = [f"--query-gpu={','.join(self._gpu_fields)}", "--format=csv,nounits"]
             try:
-                return parse_query_gpu(await self._run(args))
+                # Parsed in a thread, as every output here: megabytes of it must not hold the
+                # event loop.
+                return await asyncio.to_thread(parse_query_gpu, await self._run(args))
             except GpuReadError as error:
                 rejected = _INVALID_FIELD.search(error.message)
                 if rejected is None or rejected.group(1) not in self._gpu_fields[3:]:

@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from ..translation import gettext
-from .errors import GpuReadError
+from .errors import GpuReadError, kind_of_reason
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
 # NVML return codes (nvml.h) -> error kinds.
@@ -22,6 +22,8 @@ _KIND_OF_CODE = {
     10: "timeout",  # NVML_ERROR_TIMEOUT
     12: "not_installed",  # NVML_ERROR_LIBRARY_NOT_FOUND
     15: "gpu_lost",  # NVML_ERROR_GPU_IS_LOST
+    16: "gpu_lost",  # NVML_ERROR_RESET_REQUIRED
+    17: "permission",  # NVML_ERROR_OPERATING_SYSTEM (WSL: "GPU access blocked")
     18: "version_mismatch",  # NVML_ERROR_LIB_RM_VERSION_MISMATCH
     28: "no_devices",  # NVML_ERROR_GPU_NOT_FOUND
 }
@@ -30,9 +32,11 @@ _NOT_SUPPORTED = 3
 
 
 def read_error(error: Exception) -> GpuReadError:
-    """The typed error for an exception raised by pynvml."""
+    """The typed error for an exception raised by pynvml: by its code, else by what it says
+    (a code newer than this table, or a wrapper's exception without one)."""
     code = getattr(error, "value", None)
-    return GpuReadError(_KIND_OF_CODE.get(code, "unknown"), f"NVML: {error}")
+    kind = _KIND_OF_CODE.get(code) or kind_of_reason(str(error)) or "unknown"
+    return GpuReadError(kind, f"NVML: {error}")
 
 
 def _text(value: Any) -> str | None:

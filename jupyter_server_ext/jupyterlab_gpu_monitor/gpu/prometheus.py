@@ -134,10 +134,14 @@ def series_query(selector: str) -> str:
 
 
 def _scaled(value: float | None, factor: float = 1) -> float | int | None:
-    if value is None or math.isnan(value):
+    if value is None:
+        return None
+    scaled = float(value) * factor
+    # NaN and ±Inf are Prometheus values but not JSON ones (a browser's JSON.parse rejects them).
+    if not math.isfinite(scaled):
         return None
     # Rounded: 0.11 * 100 is 11.000000000000002, and the panel should show what nvidia-smi did.
-    scaled = round(float(value) * factor, 6)
+    scaled = round(scaled, 6)
     return int(scaled) if scaled.is_integer() else scaled
 
 
