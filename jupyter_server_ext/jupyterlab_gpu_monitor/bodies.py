@@ -116,19 +116,21 @@ def describe(error) -> str:
     if kind == "additionalProperties":
         extra = sorted(set(error.instance) - set(schema.get("properties", {})))
         return f"{_field([*error.absolute_path, extra[0]])} is not a field of this request"
-    if kind == "maxLength":
-        return f"{field} must be at most {error.validator_value} characters"
-    if kind == "maxItems":
-        return f"{field} may hold at most {error.validator_value} items"
-    if kind == "maxProperties":
-        return f"{field} may hold at most {error.validator_value} entries"
+    if kind in _BOUNDS:
+        return f"{field} {_BOUNDS[kind].format(error.validator_value)}"
     if kind == "pattern":
         return f"{field} must match {error.validator_value}, not {_shown(repr(error.instance))}"
-    if kind == "minimum":
-        return f"{field} must be at least {error.validator_value}"
-    if kind == "maximum":
-        return f"{field} must be at most {error.validator_value}"
     return f"{field}: {error.message[:200]}"
+
+
+# What a bound of the schemas says of its field, with the schema's number.
+_BOUNDS = {
+    "maxLength": "must be at most {} characters",
+    "maxItems": "may hold at most {} items",
+    "maxProperties": "may hold at most {} entries",
+    "minimum": "must be at least {}",
+    "maximum": "must be at most {}",
+}
 
 
 def _field(path: Iterable) -> str:

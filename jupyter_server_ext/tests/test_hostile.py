@@ -203,6 +203,13 @@ def api(jp_base_url: str, *parts: str) -> str:
     return f"{jp_base_url}gpu-monitor/api/" + "/".join(parts)
 
 
+async def notebook_kernel(jp_fetch, path: str) -> str:
+    """The kernel id of a new notebook session with a real python3 kernel."""
+    body = {"path": path, "type": "notebook", "kernel": {"name": "python3"}}
+    response = await jp_fetch("api", "sessions", method="POST", body=json.dumps(body))
+    return json.loads(response.body)["kernel"]["id"]
+
+
 def message_of(response: HTTPResponse | Answer) -> str:
     return json.loads(response.body)["message"]
 
@@ -496,15 +503,7 @@ async def test_hostile_input_on_every_route_gets_an_answer_and_no_500(
     fake_smi, jp_environ, conda_home, jp_fetch, jp_base_url, raw_fetch, server_log
 ):
     make_conda_env(conda_home / "miniconda3", BASE_2021, root=True)
-    session = json.loads(
-        (
-            await jp_fetch(
-                "api", "sessions", method="POST",
-                body=json.dumps({"path": "x.ipynb", "type": "notebook", "kernel": {"name": "python3"}}),
-            )
-        ).body
-    )  # fmt: skip
-    kernel_id = session["kernel"]["id"]
+    kernel_id = await notebook_kernel(jp_fetch, "x.ipynb")
     failures = []
     for method, path, body in requests_for(jp_base_url, kernel_id):
         try:
@@ -626,15 +625,7 @@ async def test_a_failing_session_manager_sends_no_other_users_command(
 
 
 async def test_probe_prefixes_that_are_no_environment_are_not_kept(fake_smi, jp_fetch, tmp_path):
-    session = json.loads(
-        (
-            await jp_fetch(
-                "api", "sessions", method="POST",
-                body=json.dumps({"path": "y.ipynb", "type": "notebook", "kernel": {"name": "python3"}}),
-            )
-        ).body
-    )  # fmt: skip
-    kernel_id = session["kernel"]["id"]
+    kernel_id = await notebook_kernel(jp_fetch, "y.ipynb")
     kept = len(records._cache)
     for n in range(200):
         probe = {"prefix": str(tmp_path / f"no-such-env-{n}"), "packages": {}}
