@@ -69,7 +69,7 @@ export default defineConfig([
     }
   },
   {
-    files: ['bench/**/*.mjs'],
+    files: ['bench/**/*.mjs', 'scripts/**/*.mjs'],
     languageOptions: {
       globals: globals.node
     }

@@ -4,17 +4,16 @@ import { ServerConnection } from '@jupyterlab/services';
 import { requestAPI, requestText } from './request';
 import {
   EnvironmentFileStyle,
-  IDiagnosis,
   IEnvironmentList,
-  IEnvironmentPackages,
-  IGpuHistory,
-  IGpuSnapshot,
+  IEnvironmentPackages
+} from './restapi/envs';
+import { IGpuHistory, IGpuSnapshot, IServerStatus } from './restapi/gpus';
+import {
+  IDiagnosis,
   IKernelProbe,
-  IKernelSummary,
-  IProbeExpression,
-  IServerStatus,
-  ISpansAnswer
-} from './tokens';
+  IProbeExpression
+} from './restapi/inspector';
+import { IKernelSummary, ISpansAnswer } from './restapi/kernels';
 
 /**
  * Read every GPU now: `GET gpus`.

@@ -1,5 +1,5 @@
-"""Request bodies: their size first, then strict JSON, then the endpoint's JSON Schema
-(``api_schema/<name>.json``), so that a handler only ever sees a body of the declared shape.
+"""Request bodies: their size first, then strict JSON, then the payload's JSON Schema (see
+contract.py), so that a handler only ever sees a body of the declared shape.
 
 Parsing and validating run in a worker thread: a megabyte of JSON, or two thousand spans
 through the schema, costs tens of milliseconds that no other request should wait for.
@@ -8,12 +8,12 @@ through the schema, costs tens of milliseconds that no other request should wait
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import math
 from collections.abc import Iterable
-from importlib import resources
 from typing import Any
+
+from .contract import validator
 
 # A diagnose body is a few kB, 2000 spans about 100 kB: more is no client of ours.
 MAX_BODY_BYTES = 1024 * 1024
@@ -32,17 +32,18 @@ class BadBody(Exception):
         self.message = message
 
 
-async def read_body(raw: bytes, schema_name: str) -> Any:
-    """The body as JSON of the shape ``api_schema/<schema_name>.json`` declares. Raises
-    BadBody: 413 for a body over ``MAX_BODY_BYTES``, 400 naming the field otherwise."""
+async def read_body(raw: bytes, payload: str) -> Any:
+    """The body as JSON of the shape the contract declares for ``payload`` (e.g.
+    ``"SpansRequest"``). Raises BadBody: 413 for a body over ``MAX_BODY_BYTES``, 400 naming the
+    field otherwise."""
     if len(raw) > MAX_BODY_BYTES:
         raise BadBody(413, f"the body is {len(raw)} bytes; at most {MAX_BODY_BYTES} are taken")
-    return await asyncio.to_thread(_parse_and_check, raw, schema_name)
+    return await asyncio.to_thread(_parse_and_check, raw, payload)
 
 
-def _parse_and_check(raw: bytes, schema_name: str) -> Any:
+def _parse_and_check(raw: bytes, payload: str) -> Any:
     body = parse_json(raw)
-    error = _first_error(_validator(schema_name).iter_errors(body))
+    error = _first_error(validator(payload).iter_errors(body))
     if error is not None:
         raise BadBody(400, error)
     return body
@@ -85,15 +86,6 @@ def _short(number: str) -> str:
     return number
 
 
-@functools.cache
-def _validator(schema_name: str):
-    # Imported on first use: jsonschema costs tens of ms, and most servers never get a body.
-    from jsonschema import Draft202012Validator
-
-    text = resources.files(__package__).joinpath("api_schema", f"{schema_name}.json").read_text()
-    return Draft202012Validator(json.loads(text))
-
-
 def _first_error(errors: Iterable) -> str | None:
     # The first error found, not the best of all: a body of 100,000 wrong entries would make
     # as many errors. The schemas have no anyOf/oneOf, so the first one names its field.
@@ -110,6 +102,18 @@ def describe(error) -> str:
     if kind == "type":
         expected = " or ".join(_TYPE_NAMES[name] for name in _listed(error.validator_value))
         return f"{field} must be {expected}, not {_json_type(error.instance)}"
+    if kind == "anyOf":  # a nullable object: say what is wrong inside it, else its types
+        deeper = [e for e in error.context if len(e.absolute_path) > len(error.absolute_path)]
+        if deeper:
+            return describe(deeper[0])
+        types = [
+            name
+            for e in error.context
+            if e.validator == "type"
+            for name in _listed(e.validator_value)
+        ]
+        expected = " or ".join(dict.fromkeys(_TYPE_NAMES[name] for name in types))
+        return f"{field} must be {expected or 'something else'}, not {_json_type(error.instance)}"
     if kind == "required":
         missing = next((name for name in error.validator_value if name not in error.instance), "")
         return f"{_field([*error.absolute_path, missing])} is required"

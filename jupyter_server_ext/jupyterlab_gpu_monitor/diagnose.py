@@ -99,10 +99,21 @@ def torch_cuda_build(facts: Facts) -> tuple[bool | None, str | None]:
     if record is not None and record.build:
         if record.build.startswith("cpu") or "_cpu_" in record.build:
             return False, None
-        cuda = re.search(r"cuda(\d+)(\d)", record.build)
+        # pytorch's channel writes py3.12_cuda12.1_cudnn9.1.0_0, conda-forge cuda126_mkl_...
+        cuda = re.search(r"cuda(\d+)\.(\d+)", record.build) or re.search(
+            r"cuda(\d+)(\d)", record.build
+        )
         if cuda:
             return True, f"{int(cuda.group(1))}.{cuda.group(2)}"
     return None, None
+
+
+def torch_cuda_label(facts: Facts) -> str | None:
+    """The CUDA build of the kernel's torch, as the frontend shows and a notebook's fingerprint
+    records it: the CUDA version, ``"cpu"`` for a CPU-only build, None when torch is not there
+    or its build is unknown."""
+    is_cuda_build, version = torch_cuda_build(facts)
+    return "cpu" if is_cuda_build is False else version
 
 
 def _conda_env(facts: Facts) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .conda.kernelspecs import launch_of, launched_interpreter
 from .conda.records import packages
-from .diagnose import Facts, diagnose
+from .diagnose import Facts, diagnose, torch_cuda_label
 from .gpu.sampler import Sampler
 from .kernel_env import kernel_process_facts
 from .kernels import KernelJoin
@@ -95,5 +95,6 @@ async def inspect_kernel(
         "prefix": prefix,
         # Which source answered: the server always, the kernel when a probe came with the call.
         "sources": {"server": True, "probe": probe is not None},
+        "torch_cuda": torch_cuda_label(facts),
         "findings": [finding.to_json() for finding in diagnose(facts)],
     }

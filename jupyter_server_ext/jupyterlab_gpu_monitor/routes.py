@@ -62,11 +62,11 @@ class GpuMonitorHandler(APIHandler):
         self.set_status(status)
         self.finish(json.dumps({"message": message, "reason": None, **details}))
 
-    async def json_body(self, schema_name: str) -> Any:
-        """The request's body, of the shape ``api_schema/<schema_name>.json`` declares; None
-        after a 400 or 413 reply that says what is wrong with it."""
+    async def json_body(self, payload: str) -> Any:
+        """The request's body, of the shape the contract declares for ``payload``; None after a
+        400 or 413 reply that says what is wrong with it."""
         try:
-            return await read_body(self.request.body, schema_name)
+            return await read_body(self.request.body, payload)
         except BadBody as error:
             self.reply_error(error.status, error.message)
             return None
@@ -172,7 +172,7 @@ class DiagnoseHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self) -> None:
-        body = await self.json_body("diagnose-request")
+        body = await self.json_body("DiagnoseRequest")
         if body is None:
             return
         kernel_id = body["kernel_id"]
@@ -199,7 +199,7 @@ class KernelSpansHandler(GpuMonitorHandler):
         join = self.settings["gpu_monitor_kernel_join"]
         if kernel_id not in self.kernel_manager and not join.memory_history.knows(kernel_id):
             raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
-        body = await self.json_body("spans-request")
+        body = await self.json_body("SpansRequest")
         if body is None:
             return
         spans = [Span(float(span["start"]), float(span["end"])) for span in body["spans"]]

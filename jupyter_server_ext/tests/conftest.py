@@ -10,9 +10,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+import tornado
 from jupyterlab_gpu_monitor.conda import condarc, locations
 
 from .conda_layouts import FakeConda, install_fake_conda
+from .contract_check import check_answer
 from .replay import FAKE_VARIABLES, FakeSmi, install_fake_nvidia_smi, server_config
 
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
@@ -23,6 +25,24 @@ def jp_server_config():
     """The Jupyter server of the tests that need one: this extension reading the fake
     nvidia-smi twice a second; a test module overrides it for other settings."""
     return server_config(interval=0.5)
+
+
+@pytest.fixture
+def jp_fetch(jp_fetch):
+    """pytest-jupyter's jp_fetch, each answer of ours checked against the REST contract."""
+
+    async def fetch(*parts, **options):
+        method = options.get("method", "GET")
+        try:
+            response = await jp_fetch(*parts, **options)
+        except tornado.httpclient.HTTPClientError as error:
+            if error.response is not None:
+                check_answer(method, error.response.effective_url, error.code, error.response.body)
+            raise
+        check_answer(method, response.effective_url, response.code, response.body)
+        return response
+
+    return fetch
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from jupyterlab_gpu_monitor.cuda_compat import (
     pytorch_install_command,
     pytorch_variant_for,
 )
-from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
+from jupyterlab_gpu_monitor.diagnose import Facts, diagnose, torch_cuda_label
 from jupyterlab_gpu_monitor.gpu.errors import error_from_output
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
@@ -209,3 +209,40 @@ def test_conda_and_pip_finding_names_both_packages_and_the_fix():
     (finding,) = diagnose(Facts(capture(A5000), probe("2.5.1+cu121"), packages=packages))
     assert "pytorch 2.5.1 (conda) and torch 2.5.1 (pip)" in finding.evidence
     assert finding.fix == "pip uninstall -y torch && conda install --force-reinstall pytorch"
+
+
+@pytest.mark.parametrize(
+    ("probe", "packages", "label"),
+    [
+        # torch imported (a deep check, or the user): torch's own word.
+        (
+            {"torch": {"version": "2.13.0+cpu", "cuda": None}, "packages": {"torch": "2.13.0+cpu"}},
+            None,
+            "cpu",
+        ),
+        (
+            {"torch": {"version": "2.5.1", "cuda": "12.4"}, "packages": {"torch": "2.5.1"}},
+            None,
+            "12.4",
+        ),
+        # Not imported: pip's local version.
+        ({"torch": None, "packages": {"torch": "2.13.0+cpu"}}, None, "cpu"),
+        ({"torch": None, "packages": {"torch": "2.5.1+cu121"}}, None, "12.1"),
+        # A conda build: its build string, when the records are there.
+        ({"torch": None, "packages": {"torch": "2.5.1"}}, None, None),
+        (
+            {"torch": None, "packages": {"torch": "2.5.1"}},
+            [Package("pytorch", "2.5.1", "py3.12_cuda12.1_cudnn9.1.0_0", "pytorch", "conda")],
+            "12.1",
+        ),
+        (
+            {"torch": None, "packages": {"torch": "2.5.1"}},
+            [Package("pytorch", "2.5.1", "py3.12_cpu_0", "pytorch", "conda")],
+            "cpu",
+        ),
+        # No torch.
+        ({"torch": None, "packages": {"torch": None}}, None, None),
+    ],
+)
+def test_torch_cuda_build_is_read_from_the_best_evidence(probe, packages, label):
+    assert torch_cuda_label(Facts(probe=probe, packages=packages)) == label

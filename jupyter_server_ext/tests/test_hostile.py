@@ -38,6 +38,7 @@ from jupyterlab_gpu_monitor.kernels import KernelGpuUsage
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 
 from .conda_layouts import BASE_2021, env_2025, make_conda_env
+from .contract_check import check_answer
 from .prometheus_lab import H100_REPLAY, running_jupyter_server
 from .replay import SMI_FIXTURES, server_config
 
@@ -133,7 +134,7 @@ def raw_fetch(http_server_client, jp_http_port, jp_auth_header):
     client = AsyncHTTPClient(force_instance=True, max_clients=200)
 
     async def fetch(path: str, method: str = "GET", body: bytes | None = None, headers=None):
-        return await client.fetch(
+        response = await client.fetch(
             f"http://127.0.0.1:{jp_http_port}{path}",
             method=method,
             body=body if method == "POST" else None,
@@ -141,6 +142,9 @@ def raw_fetch(http_server_client, jp_http_port, jp_auth_header):
             raise_error=False,
             request_timeout=60,
         )
+        if response.code < 500 and response.body:
+            check_answer(method, response.effective_url, response.code, response.body)
+        return response
 
     return fetch
 
@@ -426,6 +430,23 @@ HOSTILE_BODIES = [
 ]
 
 
+# A probe's whole answer, as a plain kernel gives it; the cases below change one field.
+PLAIN_PROBE = {
+    "executable": "/opt/envs/plain/bin/python",
+    "prefix": "/opt/envs/plain",
+    "base_prefix": "/usr",
+    "python_version": "3.11.7",
+    "implementation": "CPython",
+    "conda_default_env": None,
+    "conda_prefix": None,
+    "virtual_env": None,
+    "cuda_visible_devices": None,
+    "packages": {"torch": None, "numpy": None},
+    "torch": None,
+    "deep": False,
+}
+
+
 def probe_bodies(kernel_id: str) -> list[bytes]:
     """POST diagnose bodies for a real kernel: probe fields of the wrong type, and of the right
     type with values no kernel reports (they reach the inspector and the diagnoses)."""
@@ -460,8 +481,13 @@ def probe_bodies(kernel_id: str) -> list[bytes]:
         {"cuda_visible_devices": 0},
         {"conda_prefix": ["x"]},
         {"executable": None, "prefix": None, "packages": {}, "torch": None},
+        {"torch": {"version": None}},
+        {"unknown": 1},
     ]
-    bodies = [json.dumps({"kernel_id": kernel_id, "probe": probe}).encode() for probe in probes]
+    bodies = [
+        json.dumps({"kernel_id": kernel_id, "probe": {**PLAIN_PROBE, **probe}}).encode()
+        for probe in probes
+    ]
     bodies += [
         json.dumps({"kernel_id": kernel_id, "expected_prefix": 5}).encode(),
         json.dumps({"kernel_id": kernel_id, "expected_prefix": "/x" * 10_000}).encode(),
@@ -628,7 +654,7 @@ async def test_probe_prefixes_that_are_no_environment_are_not_kept(fake_smi, jp_
     kernel_id = await notebook_kernel(jp_fetch, "y.ipynb")
     kept = len(records._cache)
     for n in range(200):
-        probe = {"prefix": str(tmp_path / f"no-such-env-{n}"), "packages": {}}
+        probe = {**PLAIN_PROBE, "prefix": str(tmp_path / f"no-such-env-{n}")}
         body = json.dumps({"kernel_id": kernel_id, "probe": probe})
         response = await jp_fetch("gpu-monitor", "api", "diagnose", method="POST", body=body)
         assert response.code == 200

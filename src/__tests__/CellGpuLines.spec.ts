@@ -5,7 +5,7 @@ import { PanelLayout, Widget } from '@lumino/widgets';
 
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { CellGpuLines } from '../components/CellGpuLines';
-import { ISpanFigures } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 import { a5000KernelSpans } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');

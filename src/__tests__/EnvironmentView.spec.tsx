@@ -14,9 +14,9 @@ import { FindingList } from '../components/FindingList';
 import { environmentOfPrefix } from '../env/catalog';
 import {
   CommandIDs,
+  IDriftFinding,
   IEnvironmentCatalog,
   IEnvironmentInspector,
-  IFinding,
   InspectionPhase
 } from '../tokens';
 import {
@@ -244,7 +244,7 @@ describe('FindingList', () => {
   });
 
   it('has no copy button where there is nothing to run', () => {
-    const drift: IFinding = { ...unknownGpu, id: 'drift-gpus', fix: '' };
+    const drift: IDriftFinding = { ...unknownGpu, id: 'drift-gpus', fix: '' };
     const { queryByRole } = render(
       <FindingList findings={[drift]} onCopy={jest.fn()} trans={trans} />
     );

@@ -8,12 +8,9 @@ import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { GpuMonitor } from '../components/GpuMonitor';
 import { CHART_KINDS } from '../gpu/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
-import {
-  IGpuMonitorModel,
-  IGpuSnapshot,
-  IKernelSummary,
-  IRequestFailure
-} from '../tokens';
+import { IGpuMonitorModel, IRequestFailure } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IKernelSummary } from '../restapi/kernels';
 import { fakeCharts } from './fakeUPlot';
 import { fakeActions } from './panelActions';
 import {

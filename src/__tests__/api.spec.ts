@@ -7,12 +7,8 @@ import {
   fetchSpans,
   fetchStatus
 } from '../api';
-import {
-  IErrorBody,
-  IGpuHistory,
-  IGpuSnapshot,
-  IServerStatus
-} from '../tokens';
+import { IErrorBody } from '../restapi/errors';
+import { IGpuHistory, IGpuSnapshot, IServerStatus } from '../restapi/gpus';
 import { a5000KernelSpans, a5000Kernels } from './payloads';
 import { fakeServer, HUB_BASE_URL, jsonResponse, requestedUrl } from './server';
 

@@ -7,7 +7,7 @@ import {
   filterEnvironments,
   packageVersions
 } from '../env/catalog';
-import { IPackageRecord } from '../tokens';
+import { IPackageRecord } from '../restapi/envs';
 import { environmentList, torchCpuPackages } from './envPayloads';
 import { endpoint, fakeServer, jsonResponse, requestedUrl } from './server';
 

@@ -20,12 +20,8 @@ import {
 import { recordedNeed, writeLastRuns } from '../cells/notebookRecords';
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { lastRunRecord, notebookNeed, readLastRun } from '../cells/record';
-import {
-  ICellRun,
-  INotebookGpuNeed,
-  ISpanFigures,
-  METADATA_KEY
-} from '../tokens';
+import { ICellRun, INotebookGpuNeed, METADATA_KEY } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 import {
   a5000KernelSnapshot,
   a5000Kernels,

@@ -9,7 +9,7 @@ import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { NotebookRunRecorder } from '../cells/recorder';
 import { CellRunTimer } from '../cells/runTimer';
 import { SpanQueue } from '../cells/spanQueue';
-import { ISpanFigures } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 import MESSAGES from './fixtures/ipykernel-queued-interrupted-aborted.json';
 import { a5000KernelSpans, t4KernelSpans } from './payloads';
 

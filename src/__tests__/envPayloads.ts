@@ -20,13 +20,9 @@
  */
 import { KernelMessage } from '@jupyterlab/services';
 
-import {
-  IDiagnosis,
-  IEnvironmentList,
-  IEnvironmentPackages,
-  IGpuSnapshot,
-  IKernelProbe
-} from '../tokens';
+import { IEnvironmentList, IEnvironmentPackages } from '../restapi/envs';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IDiagnosis, IKernelProbe } from '../restapi/inspector';
 
 import ENVS from './fixtures/envs.json';
 import ENVS_TORCH_CPU from './fixtures/envs-torch-cpu.json';

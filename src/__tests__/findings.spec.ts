@@ -2,22 +2,22 @@
  * @jest-environment node
  */
 import { sortFindings } from '../env/findings';
-import { IFinding } from '../tokens';
+import { IDriftFinding } from '../tokens';
 import { diagnoses } from './envPayloads';
 
 describe('sortFindings', () => {
   it('puts errors first, then warnings, then the rest, keeping their order', () => {
     const [cpuOnly, unknownGpu] = diagnoses.torchCpuVisibleDevices().findings;
-    const drift: IFinding = {
+    const drift: IDriftFinding = {
       id: 'drift-driver',
       severity: 'info',
       title: 'NVIDIA driver 535.54.03 (CUDA 12.2) → 590.44.01 (CUDA 13.1)',
       evidence: '',
       fix: ''
     };
-    const numpy: IFinding = {
+    const numpy: IDriftFinding = {
       ...drift,
-      id: 'drift-numpy',
+      id: 'drift-package-numpy',
       severity: 'warning'
     };
 

@@ -8,11 +8,15 @@ import {
   makeFingerprint,
   parseFingerprint,
   readFingerprint,
-  torchCudaBuild,
   writeFingerprint
 } from '../env/fingerprint';
 import { IEnvironmentFingerprint, METADATA_KEY } from '../tokens';
-import { environmentList, probeOf, probeReplies } from './envPayloads';
+import {
+  diagnoses,
+  environmentList,
+  probeOf,
+  probeReplies
+} from './envPayloads';
 import { a100MigSnapshot, a5000Snapshot } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
@@ -29,6 +33,7 @@ function torchCpuFingerprint(): IEnvironmentFingerprint {
       probe.prefix
     ),
     snapshot: a5000Snapshot(),
+    torchCuda: diagnoses.torchCpuProbe().torch_cuda,
     now: new Date('2026-11-30T05:00:00Z')
   });
 }
@@ -65,6 +70,7 @@ describe('makeFingerprint', () => {
       probe,
       environment: null,
       snapshot: a5000Snapshot(),
+      torchCuda: 'cpu',
       now
     });
     expect(visible.gpus?.names).toEqual(['NVIDIA RTX A5000']);
@@ -75,28 +81,14 @@ describe('makeFingerprint', () => {
     });
 
     expect(
-      makeFingerprint({ probe, environment: null, snapshot: null, now }).gpus
+      makeFingerprint({
+        probe,
+        environment: null,
+        snapshot: null,
+        torchCuda: 'cpu',
+        now
+      }).gpus
     ).toBeNull();
-  });
-});
-
-describe('torchCudaBuild', () => {
-  const probe = probeOf(probeReplies.torchCpu());
-
-  it("reads the build from torch when imported, else from pip's local version", () => {
-    expect(torchCudaBuild(probeOf(probeReplies.torchCpuDeep()))).toBe('cpu');
-    expect(torchCudaBuild(probe)).toBe('cpu');
-    const cuda = { ...probe, packages: { torch: '2.5.1+cu121' } };
-    expect(torchCudaBuild(cuda)).toBe('12.1');
-    const imported = { ...probe, torch: { version: '2.5.1', cuda: '12.4' } };
-    expect(torchCudaBuild(imported)).toBe('12.4');
-  });
-
-  it('knows nothing of a conda build, or without torch', () => {
-    expect(torchCudaBuild({ ...probe, packages: { torch: '2.5.1' } })).toBe(
-      null
-    );
-    expect(torchCudaBuild(probeOf(probeReplies.plain()))).toBe(null);
   });
 });
 

@@ -6,7 +6,8 @@ import { Signal } from '@lumino/signaling';
 
 import { makeFingerprint, writeFingerprint } from '../env/fingerprint';
 import { EnvironmentInspector } from '../env/inspector';
-import { IFinding, IGpuMonitorModel, IKernelGpus } from '../tokens';
+import { IGpuMonitorModel, IKernelGpus } from '../tokens';
+import { IFinding } from '../restapi/inspector';
 import {
   diagnoses,
   environmentList,
@@ -331,6 +332,7 @@ describe('EnvironmentInspector', () => {
           probe,
           environment: null,
           snapshot: a5000Snapshot(),
+          torchCuda: 'cpu',
           now: new Date('2026-11-01T00:00:00Z')
         })
       );
@@ -422,6 +424,7 @@ describe('EnvironmentInspector', () => {
           probe: probeOf(probeReplies.torchCpu()),
           environment: null,
           snapshot: a5000Snapshot(),
+          torchCuda: 'cpu',
           now: new Date('2026-11-01T00:00:00Z')
         })
       );

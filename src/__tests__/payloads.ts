@@ -30,12 +30,8 @@
  *   T4 capture (`xml/tesla-t4-linux-driver-515.105-v11-2procs.xml`) with its
  *   process 5762 (1005 MiB) as the kernel, and a 6 s span of it.
  */
-import {
-  IGpuHistory,
-  IGpuSnapshot,
-  IKernelSummary,
-  ISpansAnswer
-} from '../tokens';
+import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
+import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';

@@ -1,6 +1,6 @@
 import { ServerConnection } from '@jupyterlab/services';
 
-import { IGpuHistory } from '../tokens';
+import { IGpuHistory } from '../restapi/gpus';
 import { a5000History, a5000Snapshot } from './payloads';
 
 /**

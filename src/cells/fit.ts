@@ -5,7 +5,8 @@ import { freeMemory, selectable } from '../gpu/freeGpu';
 import { kernelHoldings } from '../gpu/processes';
 import { formatList, formatMemory, formatSentences } from '../gpu/units';
 import { MAX_MESSAGE_LENGTH } from '../notification';
-import { IGpuSnapshot, IKernelGpus, INotebookGpuNeed } from '../tokens';
+import { IKernelGpus, INotebookGpuNeed } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 
 /**
  * Whether a notebook's recorded need fits on the GPUs its kernel would use

@@ -7,7 +7,8 @@ import {
   formatMemory,
   formatPercent
 } from '../gpu/units';
-import { ICellRun, ISpanFigures } from '../tokens';
+import { ICellRun } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 
 /**
  * The fewest server reads of a run before its low utilisation says

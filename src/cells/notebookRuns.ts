@@ -1,11 +1,7 @@
 import { ISignal, Signal } from '@lumino/signaling';
 
-import {
-  ICellRun,
-  INotebookGpuNeed,
-  INotebookGpuRuns,
-  ISpanFigures
-} from '../tokens';
+import { ICellRun, INotebookGpuNeed, INotebookGpuRuns } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 import { ICellRunTiming } from './runTimer';
 
 /**

@@ -2,7 +2,8 @@ import type { ISessionContext } from '@jupyterlab/apputils';
 import type { Kernel, Session } from '@jupyterlab/services';
 import { IDisposable } from '@lumino/disposable';
 
-import { ICellRun, ISpanFigures } from '../tokens';
+import { ICellRun } from '../tokens';
+import { ISpanFigures } from '../restapi/kernels';
 import { NotebookGpuRuns } from './notebookRuns';
 import { CellRunTimer } from './runTimer';
 

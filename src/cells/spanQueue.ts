@@ -1,4 +1,4 @@
-import { ISpansAnswer, ISpanFigures } from '../tokens';
+import { ISpansAnswer, ISpanFigures } from '../restapi/kernels';
 
 /**
  * The most spans the server takes in one request.

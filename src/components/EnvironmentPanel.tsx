@@ -12,12 +12,11 @@ import { downloadFile } from '../download';
 import { environmentIcon } from '../icons';
 import {
   CommandIDs,
-  EnvironmentFileStyle,
-  IEnvironment,
   IEnvironmentInspector,
   IGpuMonitorModel,
   TRANSLATION_DOMAIN
 } from '../tokens';
+import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
 import { EnvironmentView } from './EnvironmentView';
 import { WatchingPanel } from './WatchingPanel';
 

@@ -8,11 +8,8 @@ import {
 import * as React from 'react';
 
 import { filterEnvironments } from '../env/catalog';
-import {
-  EnvironmentFileStyle,
-  IEnvironment,
-  IEnvironmentCatalog
-} from '../tokens';
+import { IEnvironmentCatalog } from '../tokens';
+import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
 
 /**
  * The styles of environment.yml, in the order offered.

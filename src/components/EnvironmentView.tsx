@@ -2,13 +2,9 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
-import {
-  CommandIDs,
-  EnvironmentFileStyle,
-  IEnvironment,
-  IEnvironmentInspector,
-  IGpuSnapshot
-} from '../tokens';
+import { CommandIDs, IEnvironmentInspector } from '../tokens';
+import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { CommandButton } from './CommandButton';
 import { EnvironmentTable } from './EnvironmentTable';
 import { FindingList } from './FindingList';

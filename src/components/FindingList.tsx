@@ -2,7 +2,8 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { copyIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { FindingSeverity, IFinding } from '../tokens';
+import { FindingSeverity } from '../restapi/inspector';
+import { InspectorFinding } from '../tokens';
 
 /**
  * The properties of {@link FindingList}.
@@ -15,7 +16,7 @@ export namespace FindingList {
     /**
      * The findings, in the order shown (errors first).
      */
-    findings: readonly IFinding[];
+    findings: readonly InspectorFinding[];
     /**
      * Called with a fix the user copies.
      */

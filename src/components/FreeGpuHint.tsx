@@ -8,7 +8,8 @@ import {
   useGpusCaption
 } from '../gpu/freeGpu';
 import { formatMemory, formatPercent } from '../gpu/units';
-import { IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { IGpuTimeSeries } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 
 /**

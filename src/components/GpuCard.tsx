@@ -8,7 +8,8 @@ import {
   formatWatts,
   formatWattsOf
 } from '../gpu/units';
-import { IGpu, IKernelGpus, IMigDevice } from '../tokens';
+import { IKernelGpus } from '../tokens';
+import { IGpu, IMigDevice } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { MeterBar } from './MeterBar';
 import { MonitorMessage } from './MonitorMessage';

@@ -15,7 +15,8 @@ import {
 } from '../gpu/charts';
 import { indexAt } from '../gpu/history';
 import { formatReading } from '../gpu/units';
-import { IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { IGpuTimeSeries } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { SeriesSwatch } from './SeriesSwatch';
 import { TimeSeriesChart } from './TimeSeriesChart';
 

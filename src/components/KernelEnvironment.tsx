@@ -3,7 +3,8 @@ import * as React from 'react';
 
 import { glanceAt } from '../env/glance';
 import { formatList, formatSentences } from '../gpu/units';
-import { IEnvironmentInspector, IGpuSnapshot } from '../tokens';
+import { IEnvironmentInspector } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 
 /**
  * The properties of {@link KernelEnvironment}.

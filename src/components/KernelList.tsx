@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { formatList, formatMemory } from '../gpu/units';
-import { IKernelSummary } from '../tokens';
+import { IKernelSummary } from '../restapi/kernels';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
 

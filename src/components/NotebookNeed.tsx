@@ -4,7 +4,8 @@ import * as React from 'react';
 
 import { checkFit, fitText, gpusVisibleTo, needText } from '../cells/fit';
 import { useGpusCaption, useGpusLabel } from '../gpu/freeGpu';
-import { IGpuSnapshot, IKernelGpus, INotebookGpuRuns } from '../tokens';
+import { IKernelGpus, INotebookGpuRuns } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 
 /**

@@ -3,7 +3,7 @@ import * as React from 'react';
 
 import { ProcessOwner, processOwner, sortProcesses } from '../gpu/processes';
 import { formatAge, formatMemory } from '../gpu/units';
-import { IGpuProcess } from '../tokens';
+import { IGpuProcess } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
 

@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { IServerStatus } from '../tokens';
+import { IServerStatus } from '../restapi/gpus';
 import { MonitorMessage } from './MonitorMessage';
 
 /**

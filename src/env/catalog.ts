@@ -7,14 +7,13 @@ import {
   fetchEnvironments
 } from '../api';
 import { classifyFailure } from '../gpu/failure';
+import { IEnvironmentCatalog, IRequestFailure } from '../tokens';
 import {
   EnvironmentFileStyle,
   IEnvironment,
-  IEnvironmentCatalog,
   IEnvironmentPackages,
-  IPackageRecord,
-  IRequestFailure
-} from '../tokens';
+  IPackageRecord
+} from '../restapi/envs';
 
 /**
  * The environments whose name, id, folder, kind, manager, Python version or

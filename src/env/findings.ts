@@ -1,4 +1,5 @@
-import { FindingSeverity, IFinding } from '../tokens';
+import { FindingSeverity } from '../restapi/inspector';
+import { InspectorFinding } from '../tokens';
 
 /**
  * The order findings are shown in: errors first.
@@ -13,7 +14,9 @@ const SEVERITY_RANK: { [S in FindingSeverity]: number } = {
  * The findings, errors first, then warnings, then the rest; in their order
  * otherwise.
  */
-export function sortFindings(findings: readonly IFinding[]): IFinding[] {
+export function sortFindings<F extends InspectorFinding>(
+  findings: readonly F[]
+): F[] {
   return findings
     .map((finding, position) => ({ finding, position }))
     .sort(

@@ -3,13 +3,13 @@ import { INotebookModel } from '@jupyterlab/notebook';
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import {
-  IEnvironment,
+  IDriftFinding,
   IEnvironmentFingerprint,
-  IFinding,
-  IGpuSnapshot,
-  IKernelProbe,
   METADATA_KEY
 } from '../tokens';
+import { IEnvironment } from '../restapi/envs';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IKernelProbe } from '../restapi/inspector';
 import { formatDay } from '../gpu/units';
 import { visibleGpuIndices } from './gpus';
 
@@ -29,6 +29,10 @@ export interface IFingerprintSource {
    * The GPUs now; null when they cannot be read.
    */
   snapshot: IGpuSnapshot | null;
+  /**
+   * The CUDA build of the kernel's torch, as the server's diagnosis says it.
+   */
+  torchCuda: string | null;
   /**
    * The date to record.
    */
@@ -58,32 +62,6 @@ export interface IFingerprintChange {
 }
 
 /**
- * The CUDA version torch is built for, `cpu` for a CPU-only build; null when
- * torch is not installed or its build is unknown (a conda build the probe did
- * not import).
- */
-export function torchCudaBuild(probe: IKernelProbe): string | null {
-  const torch = probe.torch;
-  if (torch && torch.cuda !== undefined) {
-    return torch.cuda ?? 'cpu';
-  }
-  return cudaOfVersion(torch?.version ?? probe.packages['torch'] ?? null);
-}
-
-/**
- * The CUDA build a PyTorch version from pip names in its local part: `cpu`
- * for `2.13.0+cpu`, `12.1` for `2.5.1+cu121`; null for any other.
- */
-export function cudaOfVersion(version: string | null): string | null {
-  const local = version?.split('+')[1] ?? '';
-  if (local === 'cpu') {
-    return 'cpu';
-  }
-  const cuda = /^cu(\d+)(\d)$/.exec(local);
-  return cuda ? `${Number(cuda[1])}.${cuda[2]}` : null;
-}
-
-/**
  * The fingerprint of the environment a probe describes.
  */
 export function makeFingerprint(
@@ -104,7 +82,7 @@ export function makeFingerprint(
       implementation: probe.implementation
     },
     packages: { ...probe.packages },
-    torch_cuda: torchCudaBuild(probe),
+    torch_cuda: source.torchCuda,
     gpus: Private.gpus(probe, snapshot)
   };
 }
@@ -235,7 +213,7 @@ export function driftFindings(
   recorded: IEnvironmentFingerprint,
   trans: TranslationBundle,
   condaPackages: ReadonlySet<string>
-): IFinding[] {
+): IDriftFinding[] {
   const date = formatDay(recorded.recorded);
   const none = trans.__('not installed');
   return changes.map(change => {

@@ -1,7 +1,7 @@
 import { PathExt } from '@jupyterlab/coreutils';
 
-import { IEnvironmentInspector, IGpuSnapshot } from '../tokens';
-import { cudaOfVersion, torchCudaBuild } from './fingerprint';
+import { IEnvironmentInspector } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
 
 /**
@@ -74,9 +74,7 @@ export function glanceAt(
   } else if (serverPackages) {
     torch = serverPackages['torch'] ?? null;
   }
-  const torchCuda = probe
-    ? torchCudaBuild(probe)
-    : cudaOfVersion(torch ?? null);
+  const torchCuda = report?.torch_cuda ?? null;
   const visibleDevices = kernelVisibleDevices(probe, report);
   let cudaUsable: boolean | null = probe?.torch?.cuda_available ?? null;
   if (cudaUsable === null && torchCuda === 'cpu') {

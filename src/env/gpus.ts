@@ -1,4 +1,5 @@
-import { IDiagnosis, IGpuSnapshot, IKernelProbe } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IDiagnosis, IKernelProbe } from '../restapi/inspector';
 
 /**
  * The nvidia-smi indices of the GPUs a process with this

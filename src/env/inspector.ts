@@ -11,19 +11,18 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import { diagnoseKernel, fetchProbeExpression } from '../api';
 import {
-  IDiagnosis,
-  IEnvironment,
   IEnvironmentFingerprint,
   IEnvironmentInspector,
-  IFinding,
   IGpuMonitorModel,
-  IGpuSnapshot,
   IInspectionTarget,
-  IKernelProbe,
   InspectionPhase,
+  InspectorFinding,
   TRANSLATION_DOMAIN,
   METADATA_KEY
 } from '../tokens';
+import { IEnvironment } from '../restapi/envs';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IDiagnosis, IKernelProbe } from '../restapi/inspector';
 import {
   EnvironmentCatalog,
   environmentOfPrefix,
@@ -165,7 +164,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * that it runs in another environment, and the packages, Python, build
    * and GPUs compared here.
    */
-  get drift(): readonly IFinding[] {
+  get drift(): readonly InspectorFinding[] {
     return [
       ...(this._report?.findings ?? []).filter(
         finding => finding.id === RECORDED_ENVIRONMENT_FINDING
@@ -177,7 +176,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   /**
    * The server's findings and the drift, errors first.
    */
-  get findings(): readonly IFinding[] {
+  get findings(): readonly InspectorFinding[] {
     return sortFindings([...(this._report?.findings ?? []), ...this._drift]);
   }
 
@@ -192,7 +191,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * Emitted once per kernel start when the kernel drifted from the
    * notebook's fingerprint.
    */
-  get driftFound(): ISignal<this, readonly IFinding[]> {
+  get driftFound(): ISignal<this, readonly InspectorFinding[]> {
     return this._driftFound;
   }
 
@@ -269,6 +268,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       probe: this._probe,
       environment: this._environment,
       snapshot: await this._gpuSnapshot(),
+      torchCuda: this._report?.torch_cuda ?? null,
       now: new Date()
     });
   }
@@ -674,13 +674,13 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   private _environment: IEnvironment | null = null;
   private _condaPackages: ReadonlySet<string> = new Set();
   private _fingerprint: IEnvironmentFingerprint | null = null;
-  private _drift: IFinding[] = [];
+  private _drift: InspectorFinding[] = [];
   private _pendingProbe: { deep: boolean } | null = null;
   private _inspectedKernel: string | null = null;
   private _announced = new Set<string>();
   private _isDisposed = false;
   private _changed = new Signal<this, void>(this);
-  private _driftFound = new Signal<this, readonly IFinding[]>(this);
+  private _driftFound = new Signal<this, readonly InspectorFinding[]>(this);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 
-import { IKernelProbe } from '../tokens';
+import { IKernelProbe } from '../restapi/inspector';
 
 /**
  * The name the probe's expression goes by in `user_expressions`.

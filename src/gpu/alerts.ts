@@ -1,6 +1,6 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { IGpu, IGpuSnapshot } from '../tokens';
+import { IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
 import { formatList, formatMemory } from './units';
 

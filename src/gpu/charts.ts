@@ -1,12 +1,8 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import {
-  GpuSeriesField,
-  IGpuColumns,
-  IGpuSnapshot,
-  IGpuTimeSeries
-} from '../tokens';
+import { GpuSeriesField, IGpuColumns, IGpuTimeSeries } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
 import { formatClockTime, MIB_PER_GIB } from './units';
 

@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { IGpu, IGpuSnapshot, IGpuTimeSeries } from '../tokens';
+import { IGpuTimeSeries } from '../tokens';
+import { IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { indexAt, sameGpu } from './history';
 import { formatList } from './units';
 

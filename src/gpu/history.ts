@@ -1,10 +1,5 @@
-import {
-  GpuSeriesField,
-  IGpuColumns,
-  IGpuHistory,
-  IGpuSeries,
-  IGpuTimeSeries
-} from '../tokens';
+import { GpuSeriesField, IGpuColumns, IGpuTimeSeries } from '../tokens';
+import { IGpuHistory, IGpuSeries } from '../restapi/gpus';
 
 /**
  * The measurements kept for the charts, in the order the charts show them.

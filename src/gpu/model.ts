@@ -6,12 +6,12 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { fetchHistory, fetchKernels, fetchSnapshot } from '../api';
 import {
   IGpuMonitorModel,
-  IGpuSnapshot,
   IGpuTimeSeries,
   IKernelGpus,
-  IKernelSummary,
   IRequestFailure
 } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { IKernelSummary } from '../restapi/kernels';
 import { classifyFailure } from './failure';
 import { GpuHistoryBuffer } from './history';
 

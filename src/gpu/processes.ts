@@ -1,7 +1,7 @@
 import { PathExt } from '@jupyterlab/coreutils';
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { IGpuProcess } from '../tokens';
+import { IGpuProcess } from '../restapi/gpus';
 
 /**
  * Who a GPU process belongs to, as the process list shows it.

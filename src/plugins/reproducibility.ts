@@ -24,11 +24,11 @@ import { notificationText } from '../notification';
 import type { Framework } from '../seed/generator';
 import {
   CommandIDs,
-  EnvironmentFileStyle,
   IEnvironmentInspector,
-  IFinding,
+  InspectorFinding,
   TRANSLATION_DOMAIN
 } from '../tokens';
+import { EnvironmentFileStyle } from '../restapi/envs';
 import { followSettings } from './settings';
 
 /**
@@ -379,7 +379,7 @@ namespace Private {
    */
   export function driftMessage(
     label: string,
-    drift: readonly IFinding[],
+    drift: readonly InspectorFinding[],
     trans: TranslationBundle
   ): string {
     const [first, ...others] = drift;

@@ -13,7 +13,8 @@ import * as React from 'react';
 
 import { ServerStatus } from '../components/ServerStatus';
 import { classifyFailure, describeFailure } from '../gpu/failure';
-import { CommandIDs, IServerStatus, TRANSLATION_DOMAIN } from '../tokens';
+import { CommandIDs, TRANSLATION_DOMAIN } from '../tokens';
+import { IServerStatus } from '../restapi/gpus';
 
 /**
  * Adds the command that shows how the server extension reads the GPUs.

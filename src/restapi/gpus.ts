@@ -1,0 +1,375 @@
+/**
+ * GPU readings: GET gpus, GET gpus/history and GET status. Percent 0-100, MiB, degrees Celsius, watts, MHz; null wherever the device or the source does not report a value, never 0.
+ *
+ * Generated from api_schema/gpus.json by `jlpm build:restapi`; do not edit.
+ */
+
+/**
+ * Where readings come from.
+ */
+export type GpuSourceName = 'nvml' | 'nvidia-smi' | 'prometheus';
+
+/**
+ * What went wrong reading the GPUs, as the server classifies it (the keys of gpu/errors.py HINTS).
+ */
+export type GpuErrorKind =
+  | 'not_installed'
+  | 'driver_not_loaded'
+  | 'version_mismatch'
+  | 'no_devices'
+  | 'gpu_lost'
+  | 'permission'
+  | 'timeout'
+  | 'bad_output'
+  | 'unknown';
+
+/**
+ * A failure to read the GPUs, with a readable message and a fix hint.
+ */
+export interface IGpuError {
+  /**
+   * The class of failure.
+   */
+  kind: GpuErrorKind;
+  /**
+   * What happened, for a person.
+   */
+  message: string;
+  /**
+   * What to do about it, for a person.
+   */
+  hint: string;
+}
+
+/**
+ * One MIG (Multi-Instance GPU) device of a physical GPU.
+ */
+export interface IMigDevice {
+  /**
+   * The MIG device index within its GPU.
+   */
+  index: number;
+  /**
+   * The MIG device UUID.
+   */
+  uuid: string | null;
+  /**
+   * The MIG profile, e.g. `1g.10gb`.
+   */
+  profile: string | null;
+  /**
+   * The GPU instance id.
+   */
+  gpu_instance_id: number | null;
+  /**
+   * The compute instance id.
+   */
+  compute_instance_id: number | null;
+  /**
+   * The memory of this MIG device, in MiB.
+   */
+  memory_total_mib: number | null;
+  /**
+   * The memory in use on this MIG device, in MiB.
+   */
+  memory_used_mib: number | null;
+  /**
+   * The share of time the instance's graphics engine was busy, in percent: only DCGM (the Prometheus source) measures it.
+   */
+  utilization_gpu: number | null;
+}
+
+/**
+ * A compute process running on a GPU; the fields after `gpu_instance_id` are this server's view of it (the kernel join).
+ */
+export interface IGpuProcess {
+  /**
+   * The process id, as the driver reports it (host PID namespace).
+   */
+  pid: number;
+  /**
+   * The GPU memory the process holds, in MiB.
+   */
+  used_memory_mib: number | null;
+  /**
+   * The process name (its command); null for another user's process unless the server is configured to send it.
+   */
+  name: string | null;
+  /**
+   * The process type as the driver reports it: `C` compute, `G` graphics, `C+G`.
+   */
+  type: string | null;
+  /**
+   * The GPU instance the process runs in, under MIG.
+   */
+  gpu_instance_id: number | null;
+  /**
+   * Whether the process exists in the server's PID namespace; false when the driver reports a pid of another namespace (a container), null when not joined. An invisible process has no user, start, kernel or name.
+   */
+  visible: boolean | null;
+  /**
+   * The user the process runs as.
+   */
+  user: string | null;
+  /**
+   * When the process started, in seconds since the epoch.
+   */
+  started: number | null;
+  /**
+   * Whether the process runs as the user this server runs as.
+   */
+  own: boolean | null;
+  /**
+   * The kernel of this server the process is, or descends from.
+   */
+  kernel_id: string | null;
+  /**
+   * The notebook (or console) whose kernel runs the process.
+   */
+  session_path: string | null;
+}
+
+/**
+ * One physical GPU at one point in time. A measurement is null when it cannot be read; `unavailable` says why when the reason is known.
+ */
+export interface IGpu {
+  /**
+   * The GPU index, as nvidia-smi numbers it.
+   */
+  index: number;
+  /**
+   * The GPU UUID.
+   */
+  uuid: string | null;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * The PCI bus id.
+   */
+  pci_bus_id: string | null;
+  /**
+   * The share of time a kernel ran on the GPU, in percent.
+   */
+  utilization_gpu: number | null;
+  /**
+   * The share of time device memory was read or written, in percent.
+   */
+  utilization_memory: number | null;
+  /**
+   * The total device memory, in MiB.
+   */
+  memory_total_mib: number | null;
+  /**
+   * The device memory in use, in MiB.
+   */
+  memory_used_mib: number | null;
+  /**
+   * The free device memory, in MiB.
+   */
+  memory_free_mib: number | null;
+  /**
+   * The core temperature, in degrees Celsius.
+   */
+  temperature_c: number | null;
+  /**
+   * The power draw, in watts.
+   */
+  power_draw_w: number | null;
+  /**
+   * The power limit, in watts.
+   */
+  power_limit_w: number | null;
+  /**
+   * The fan speed, in percent of its maximum.
+   */
+  fan_speed_pct: number | null;
+  /**
+   * The streaming multiprocessor clock, in MHz.
+   */
+  sm_clock_mhz: number | null;
+  /**
+   * Whether MIG is enabled on this GPU; null where MIG does not exist.
+   */
+  mig_mode: 'enabled' | 'disabled' | null;
+  /**
+   * The MIG devices of this GPU, empty when MIG is off.
+   */
+  mig_devices: IMigDevice[];
+  /**
+   * The compute processes running on this GPU.
+   */
+  processes: IGpuProcess[];
+  /**
+   * How many processes of this read are not in `processes`: a read keeps the 256 that hold the most memory on a GPU.
+   */
+  processes_omitted: number;
+  /**
+   * Why a null field is null, by field name, e.g. `utilization_gpu: 'not available under MIG'`.
+   */
+  unavailable: {
+    [k: string]: string;
+  };
+  /**
+   * What went wrong reading this GPU (it fell off the bus), if anything.
+   */
+  error: IGpuError | null;
+}
+
+/**
+ * The answer of `GET gpus`: every GPU at one point in time, or why they could not be read.
+ */
+export interface IGpuSnapshot {
+  /**
+   * The source the sample was read from; null when no source works.
+   */
+  source: GpuSourceName | null;
+  /**
+   * When the sample was read, in seconds since the epoch.
+   */
+  timestamp: number;
+  /**
+   * The NVIDIA driver version.
+   */
+  driver_version: string | null;
+  /**
+   * The highest CUDA version the driver supports.
+   */
+  cuda_version: string | null;
+  /**
+   * What went wrong reading the GPUs, if anything.
+   */
+  error: IGpuError | null;
+  /**
+   * The GPUs, by index.
+   */
+  gpus: IGpu[];
+}
+
+/**
+ * One value per timestamp, null where there is no reading.
+ */
+export type SeriesValues = (number | null)[];
+
+/**
+ * The sampled history of one GPU; every series has one value per timestamp.
+ */
+export interface IGpuSeries {
+  /**
+   * The GPU index.
+   */
+  index: number;
+  /**
+   * The GPU UUID.
+   */
+  uuid: string | null;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * GPU utilisation, in percent.
+   */
+  utilization_gpu: SeriesValues;
+  /**
+   * Memory controller utilisation, in percent.
+   */
+  utilization_memory: SeriesValues;
+  /**
+   * Device memory in use, in MiB.
+   */
+  memory_used_mib: SeriesValues;
+  /**
+   * Total device memory, in MiB.
+   */
+  memory_total_mib: SeriesValues;
+  /**
+   * Core temperature, in degrees Celsius.
+   */
+  temperature_c: SeriesValues;
+  /**
+   * Power draw, in watts.
+   */
+  power_draw_w: SeriesValues;
+  /**
+   * Fan speed, in percent.
+   */
+  fan_speed_pct: SeriesValues;
+  /**
+   * Streaming multiprocessor clock, in MHz.
+   */
+  sm_clock_mhz: SeriesValues;
+}
+
+/**
+ * The answer of `GET gpus/history?since=<epoch seconds>`: the samples taken after `since` (all the server keeps without it), columnar.
+ */
+export interface IGpuHistory {
+  /**
+   * The time between two samples, in seconds.
+   */
+  interval_seconds: number;
+  /**
+   * How far back the server keeps samples, in seconds.
+   */
+  history_seconds: number;
+  /**
+   * When each sample was read, in seconds since the epoch, oldest first.
+   */
+  timestamps: number[];
+  /**
+   * One series per GPU, by index.
+   */
+  gpus: IGpuSeries[];
+}
+
+/**
+ * The answer of `GET status`: how the server reads the GPUs.
+ */
+export interface IServerStatus {
+  /**
+   * The version of the server extension.
+   */
+  version: string;
+  /**
+   * The source in use; null when no source works.
+   */
+  source: GpuSourceName | null;
+  /**
+   * The source the server is configured to use (`GpuMonitor.source`).
+   */
+  source_setting: 'auto' | 'nvml' | 'nvidia-smi' | 'prometheus';
+  /**
+   * The time between two samples, in seconds.
+   */
+  interval_seconds: number;
+  /**
+   * How far back samples are kept, in seconds.
+   */
+  history_seconds: number;
+  /**
+   * How long the sampler keeps running after the last client asked, in seconds.
+   */
+  idle_seconds: number;
+  /**
+   * Whether the sampler is running now.
+   */
+  sampling: boolean;
+  /**
+   * How many times the server has read the GPUs since it started.
+   */
+  reads: number;
+  /**
+   * The NVIDIA driver version, from the latest good read.
+   */
+  driver_version: string | null;
+  /**
+   * The highest CUDA version the driver supports, from the latest good read.
+   */
+  cuda_version: string | null;
+  /**
+   * What went wrong reading the GPUs, if anything.
+   */
+  error: IGpuError | null;
+}
