@@ -17,7 +17,6 @@ from typing import Any
 GROUPS = ("gpus", "kernels", "inspector", "envs", "errors")
 
 
-
 @functools.cache
 def document(group: str) -> dict[str, Any]:
     """The JSON Schema document of one group."""
