@@ -1,6 +1,6 @@
 """The REST contract: every payload of the API, declared once as JSON Schema in
 ``api_schema/<group>.json`` (``$defs``, one per payload, named as the TypeScript types that
-``jlpm build:restapi`` generates from them into ``src/restapi/``).
+``jlpm build:schemas`` generates from them into ``src/restapi/``).
 
 Handlers check request bodies against it (bodies.py); the tests check every answer against it
 (tests/contract_check.py).
@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 # The files of api_schema/, one per group of endpoints.
-GROUPS = ("gpus", "kernels", "inspector", "envs", "errors")
+GROUPS = ("gpus", "kernels", "inspector", "envs", "errors", "rules")
 
 
 @functools.cache
@@ -27,6 +27,11 @@ def document(group: str) -> dict[str, Any]:
 @functools.cache
 def _group_of() -> dict[str, str]:
     return {name: group for group in GROUPS for name in document(group)["$defs"]}
+
+
+def constant(name: str) -> Any:
+    """The ``const`` of a shared rule of ``rules.json``, e.g. ``"HeldMemoryMib"``."""
+    return document("rules")["$defs"][name]["const"]
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from typing import Any
 
 from .conda.model import Package
 from .conda.records import conda_and_pip
+from .contract import constant
 from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
 from .gpu.model import Snapshot
 from .kernel_env import KernelProcessFacts
@@ -22,7 +23,7 @@ SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 # Driver states in which CUDA cannot work at all.
 DRIVER_FAILURES = {"driver_not_loaded", "version_mismatch", "no_devices", "gpu_lost", "unknown"}
 LOW_UTILIZATION_PCT = 30.0
-HELD_MEMORY_MIB = 1024.0
+HELD_MEMORY_MIB = constant("HeldMemoryMib")
 
 
 @dataclass

@@ -9,6 +9,7 @@ import {
 } from '../gpu/units';
 import { ICellRun } from '../tokens';
 import { ISpanFigures } from '../restapi/kernels';
+import { HELD_MEMORY_MIB } from '../restapi/rules';
 
 /**
  * The fewest server reads of a run before its low utilisation says
@@ -111,7 +112,7 @@ export function lowUtilization(
     figures !== null &&
     !figures.too_short &&
     figures.samples >= LOW_UTILIZATION_MIN_SAMPLES &&
-    (figures.peak_memory_mib ?? 0) > 0 &&
+    (figures.peak_memory_mib ?? 0) >= HELD_MEMORY_MIB &&
     figures.mean_utilization !== null &&
     figures.mean_utilization < thresholdPercent
   );

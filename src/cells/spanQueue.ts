@@ -1,9 +1,8 @@
-import { ISpansAnswer, ISpanFigures } from '../restapi/kernels';
-
-/**
- * The most spans the server takes in one request.
- */
-export const MAX_SPANS_PER_REQUEST = 2000;
+import {
+  ISpansAnswer,
+  ISpanFigures,
+  MAX_SPANS_PER_REQUEST
+} from '../restapi/kernels';
 
 /**
  * Asks the server for the GPU figures of cell runs, a kernel's runs that

@@ -10,6 +10,7 @@ import * as React from 'react';
 import { filterEnvironments } from '../env/catalog';
 import { IEnvironmentCatalog } from '../tokens';
 import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * The styles of environment.yml, in the order offered.
@@ -60,7 +61,9 @@ export function EnvironmentTable(
 ): React.ReactElement {
   const { catalog, kernelPrefix, trans } = props;
   const [query, setQuery] = React.useState('');
-  const [style, setStyle] = React.useState<EnvironmentFileStyle>('no-builds');
+  const [style, setStyle] = React.useState<EnvironmentFileStyle>(
+    SETTINGS_DEFAULTS.reproducibility.exportStyle
+  );
   const [expanded, setExpanded] = React.useState<ReadonlySet<string>>(
     new Set()
   );

@@ -14,6 +14,7 @@ import { gpuIcon } from '../icons';
 import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { IPanelActions } from './actions';
 import { WatchingPanel } from './WatchingPanel';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * The panel's content, with uPlot: loaded the first time the panel is shown,
@@ -155,7 +156,7 @@ export class GpuMonitorPanel extends WatchingPanel {
   private _actions: IPanelActions;
   private _cellRuns: ICellGpuRuns | null;
   private _trans: TranslationBundle;
-  private _windowSeconds = 300;
+  private _windowSeconds: number = SETTINGS_DEFAULTS.panel.historyWindow;
   private _charts: readonly ChartKind[] = CHART_KINDS;
   private _themeRevision = 0;
   private _windowChanged = new Signal<this, number>(this);

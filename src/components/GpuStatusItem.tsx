@@ -14,6 +14,7 @@ import {
   summaryTitle
 } from '../gpu/summary';
 import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * The status bar item: "GPU 37% · 12.3/80.0 GiB" for the busiest GPU or for
@@ -93,7 +94,7 @@ export class GpuStatusItem extends ReactWidget {
   private _model: IGpuMonitorModel;
   private _onOpen: () => void;
   private _trans: TranslationBundle;
-  private _mode: SummaryMode = 'busiest';
+  private _mode: SummaryMode = SETTINGS_DEFAULTS['status-bar'].summary;
 }
 
 /**

@@ -38,6 +38,7 @@ import {
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
 import { FRAMEWORKS } from '../seed/generator';
 import { isPythonKernel, ProbeError, runProbe } from './probe';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * The server finding that the kernel left the environment the fingerprint
@@ -89,12 +90,13 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   /**
    * How long the probe may take, in seconds.
    */
-  probeTimeoutSeconds = 10;
+  probeTimeoutSeconds: number = SETTINGS_DEFAULTS.inspector.probeTimeout;
 
   /**
    * How long a deep check (importing torch) may take, in seconds.
    */
-  deepCheckTimeoutSeconds = 120;
+  deepCheckTimeoutSeconds: number =
+    SETTINGS_DEFAULTS.inspector.deepCheckTimeout;
 
   /**
    * The notebook or console inspected; null when there is none.

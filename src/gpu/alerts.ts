@@ -1,8 +1,10 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
+import { HELD_MEMORY_MIB } from '../restapi/rules';
 import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
 import { formatList, formatMemory } from './units';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * What an alert is about.
@@ -60,22 +62,8 @@ export interface IAlertThresholds {
 /**
  * The thresholds of the settings' defaults.
  */
-export const DEFAULT_ALERT_THRESHOLDS: IAlertThresholds = {
-  memoryEnabled: true,
-  memoryPercent: 90,
-  temperatureEnabled: true,
-  temperatureCelsius: 80,
-  lowUtilizationEnabled: true,
-  lowUtilizationPercent: 30,
-  lowUtilizationMinutes: 5
-};
-
-/**
- * A GPU holds memory when at least this share of it is in use, in percent:
- * a desktop's display server holds a few percent, a framework's caching
- * allocator far more.
- */
-export const MEMORY_HELD_PERCENT = 10;
+export const DEFAULT_ALERT_THRESHOLDS: IAlertThresholds =
+  SETTINGS_DEFAULTS.alerts;
 
 /**
  * A memory alert re-arms once memory in use is this many percentage points
@@ -378,8 +366,8 @@ namespace Private {
     const holds =
       utilization !== null &&
       utilization < thresholds.lowUtilizationPercent &&
-      memory !== null &&
-      memory >= MEMORY_HELD_PERCENT;
+      gpu.memory_used_mib !== null &&
+      gpu.memory_used_mib >= HELD_MEMORY_MIB;
     if (!holds) {
       Object.assign(episode, IDLE);
       return null;

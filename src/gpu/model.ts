@@ -14,6 +14,7 @@ import { IGpuSnapshot } from '../restapi/gpus';
 import { IKernelSummary } from '../restapi/kernels';
 import { classifyFailure } from './failure';
 import { GpuHistoryBuffer } from './history';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * Polls the server extension for the latest snapshot and, while a chart is
@@ -31,7 +32,8 @@ export class GpuModel implements IGpuMonitorModel {
   constructor(options: GpuModel.IOptions) {
     this._serverSettings = options.serverSettings;
     this._requestTimeoutMs = (options.requestTimeoutSeconds ?? 20) * 1000;
-    this._refreshIntervalSeconds = options.refreshIntervalSeconds ?? 1;
+    this._refreshIntervalSeconds =
+      options.refreshIntervalSeconds ?? SETTINGS_DEFAULTS.model.refreshInterval;
     this._poll = new Poll({
       name: 'jupyterlab-gpu-monitor:model',
       factory: () => this._tick(),

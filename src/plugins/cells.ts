@@ -29,6 +29,7 @@ import {
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { followSettings } from './settings';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * Which cell used the GPU: times each cell run from the kernel's messages,
@@ -224,12 +225,7 @@ namespace Private {
   /**
    * The defaults of the settings, until they are loaded.
    */
-  export const DEFAULT_SETTINGS: ISettings = {
-    showCellLine: true,
-    lowUtilizationPercent: 30,
-    saveLastRun: true,
-    checkFitOnOpen: true
-  };
+  export const DEFAULT_SETTINGS: ISettings = SETTINGS_DEFAULTS.cells;
 
   /**
    * What is kept of an open notebook.

@@ -30,6 +30,7 @@ import {
 } from '../tokens';
 import { EnvironmentFileStyle } from '../restapi/envs';
 import { followSettings } from './settings';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
  * The settings of the reproducibility tools.
@@ -75,10 +76,8 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     let settings: IReproducibilitySettings = {
-      seed: 42,
-      strict: false,
-      alwaysInclude: [],
-      exportStyle: 'no-builds'
+      ...SETTINGS_DEFAULTS.reproducibility,
+      alwaysInclude: []
     };
     void followSettings(registry, reproducibilityPlugin.id, loaded => {
       settings = loaded.composite as unknown as IReproducibilitySettings;

@@ -1,7 +1,7 @@
 /**
  * Environments: GET envs, GET envs/<name or id>; environment.yml exports are YAML, not JSON.
  *
- * Generated from api_schema/envs.json by `jlpm build:restapi`; do not edit.
+ * Generated from api_schema/envs.json by `jlpm build:schemas`; do not edit.
  */
 
 /**

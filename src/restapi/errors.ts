@@ -1,7 +1,7 @@
 /**
  * Error answers: What every route answers with a status of 400 or more.
  *
- * Generated from api_schema/errors.json by `jlpm build:restapi`; do not edit.
+ * Generated from api_schema/errors.json by `jlpm build:schemas`; do not edit.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
  * GPU readings: GET gpus, GET gpus/history and GET status. Percent 0-100, MiB, degrees Celsius, watts, MHz; null wherever the device or the source does not report a value, never 0.
  *
- * Generated from api_schema/gpus.json by `jlpm build:restapi`; do not edit.
+ * Generated from api_schema/gpus.json by `jlpm build:schemas`; do not edit.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The kernel-environment inspector: GET probe, the probe's answer (run inside the kernel) and POST diagnose.
  *
- * Generated from api_schema/inspector.json by `jlpm build:restapi`; do not edit.
+ * Generated from api_schema/inspector.json by `jlpm build:schemas`; do not edit.
  */
 
 /**

@@ -1,8 +1,13 @@
 /**
  * Kernels and their GPU use: GET kernels and POST kernels/<kernel_id>/spans.
  *
- * Generated from api_schema/kernels.json by `jlpm build:restapi`; do not edit.
+ * Generated from api_schema/kernels.json by `jlpm build:schemas`; do not edit.
  */
+
+/**
+ * The spans, at most 2000 in one request.
+ */
+export const MAX_SPANS_PER_REQUEST = 2000;
 
 /**
  * The memory a kernel (its process and descendants) holds on one GPU.

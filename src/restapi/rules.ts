@@ -1,0 +1,10 @@
+/**
+ * Shared rules: Values both halves decide by, each with its `const`: the server's diagnoses and the frontend's notifications and cell hints read the same one.
+ *
+ * Generated from api_schema/rules.json by `jlpm build:schemas`; do not edit.
+ */
+
+/**
+ * A GPU, or a kernel on it, holds memory from this much on, in MiB: more than a desktop's display server (a few hundred MiB) or a bare CUDA context with its libraries (500 to 900), as a loaded model or its data does. An idle GPU that holds this much is waiting on something.
+ */
+export const HELD_MEMORY_MIB = 1000;
