@@ -12,12 +12,10 @@ import math
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .gpu.history import History, first_at
-
-if TYPE_CHECKING:  # kernels.py records into this module's history
-    from .kernels import KernelGpuUsage
+from .kernels import KernelGpuUsage
 
 # kernel id -> {GPU index: MiB held}, at one read.
 _Holdings = dict[str, dict[int, float]]

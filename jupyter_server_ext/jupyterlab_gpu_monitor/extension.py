@@ -7,6 +7,7 @@ from traitlets import TraitError
 
 from .cells import KernelMemoryHistory
 from .config import GpuMonitor, setting_problem
+from .gpu.model import Snapshot
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernels import KernelJoin
@@ -50,16 +51,24 @@ class GpuMonitorExtension(ExtensionApp):
             self.serverapp.kernel_manager,
             self.serverapp.session_manager,
             config.show_other_users_commands,
-            KernelMemoryHistory(config.history_seconds, config.interval),
         )
+        # What each kernel held at each read, for the figures of its cells.
+        kernel_memory = KernelMemoryHistory(config.history_seconds, config.interval)
+
+        async def annotate(snapshot: Snapshot) -> None:
+            await kernel_join(snapshot)
+            kernel_memory.append(snapshot.timestamp, kernel_join.usage)
+
         self.sampler = Sampler(
             source,
             interval_seconds=config.interval,
             history_seconds=config.history_seconds,
             idle_seconds=config.idle_seconds,
-            annotate=kernel_join,
+            annotate=annotate,
         )
-        setup_route_handlers(self.serverapp.web_app, self.sampler, config, kernel_join)
+        setup_route_handlers(
+            self.serverapp.web_app, self.sampler, config, kernel_join, kernel_memory
+        )
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
     async def stop_extension(self) -> None:

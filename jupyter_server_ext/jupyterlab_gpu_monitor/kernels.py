@@ -23,7 +23,6 @@ from typing import Any
 
 import psutil
 
-from .cells import KernelMemoryHistory
 from .gpu.model import GpuProcess, Snapshot
 
 log = logging.getLogger(__name__)
@@ -321,21 +320,19 @@ def kernels_summary(snapshot: Snapshot | None, kernels: list[RunningKernel]) -> 
 
 
 class KernelJoin:
-    """The Sampler's annotation step: joins every fresh snapshot with the running kernels."""
+    """Joins every fresh snapshot with the running kernels, and keeps what each kernel holds
+    on each GPU at the latest read (``usage``)."""
 
     def __init__(
         self,
         kernel_manager: Any,
         session_manager: Any,
         show_other_users_commands: bool,
-        memory_history: KernelMemoryHistory,
     ):
         self._kernel_manager = kernel_manager
         self._session_manager = session_manager
         self._show_other_users_commands = show_other_users_commands
         self.usage: list[KernelGpuUsage] = []
-        # What each kernel held at each read, for the per-cell figures.
-        self.memory_history = memory_history
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
@@ -355,4 +352,3 @@ class KernelJoin:
         await asyncio.to_thread(join, snapshot, kernels)
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
-        self.memory_history.append(snapshot.timestamp, self.usage)

@@ -50,26 +50,39 @@ PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 MAX_NAME_CHARACTERS = 300
 
 
+class ApiError(tornado.web.HTTPError):
+    """A request refused with a message a person can act on, and details for the answer
+    (``ErrorBody``). The message may quote the request (a name with a '%'): tornado's log gets
+    it escaped, since it takes the message for a format."""
+
+    def __init__(self, status: int, message: str, **details: Any):
+        super().__init__(status, message.replace("%", "%%"))
+        self.message = message
+        self.details = details
+
+
 class GpuMonitorHandler(APIHandler):
-    """Base: every request is authenticated, then authorized to read ``gpu-monitor``. Error
-    replies are written directly in the APIHandler's JSON shape: a message may quote the
-    request (a name with a '%'), which tornado's HTTPError would take for a format."""
+    """Base: every request is authenticated, then authorized to read ``gpu-monitor``; a refusal
+    is an ApiError raised anywhere, answered in the APIHandler's JSON shape."""
 
     auth_resource = AUTH_RESOURCE
 
-    def reply_error(self, status: int, message: str, **details) -> None:
-        """Finish with ``{message, reason, **details}`` and this status."""
-        self.set_status(status)
-        self.finish(json.dumps({"message": message, "reason": None, **details}))
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """``{message, reason, **details}`` of an ApiError; jupyter_server's answer otherwise."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        if not isinstance(error, ApiError):
+            super().write_error(status_code, **kwargs)
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"message": error.message, "reason": None, **error.details}))
 
     async def json_body(self, payload: str) -> Any:
-        """The request's body, of the shape the contract declares for ``payload``; None after a
-        400 or 413 reply that says what is wrong with it."""
+        """The request's body, of the shape the contract declares for ``payload``; an ApiError
+        (400 or 413) that says what is wrong with it otherwise."""
         try:
             return await read_body(self.request.body, payload)
         except BadBody as error:
-            self.reply_error(error.status, error.message)
-            return None
+            raise ApiError(error.status, error.message) from None
 
     @property
     def sampler(self) -> Sampler:
@@ -106,7 +119,7 @@ class HistoryHandler(GpuMonitorHandler):
         except ValueError:
             since = math.nan
         if not math.isfinite(since):
-            raise tornado.web.HTTPError(
+            raise ApiError(
                 400, f"'since' must be a timestamp in seconds since the epoch, not {raw[:40]!r}"
             )
         return since
@@ -160,7 +173,7 @@ class ProbeHandler(GpuMonitorHandler):
         deep = self.get_query_argument("deep", "0") == "1"
         extra = [name for name in self.get_query_argument("packages", "").split(",") if name]
         if not all(PACKAGE_NAME.fullmatch(name) for name in extra):
-            raise tornado.web.HTTPError(400, "packages must be distribution names, comma separated")
+            raise ApiError(400, "packages must be distribution names, comma separated")
         names = tuple(dict.fromkeys((*DEFAULT_PACKAGES, *extra)))
         self.finish(json.dumps({"expression": probe_expression(names, deep), "deep": deep}))
 
@@ -173,11 +186,9 @@ class DiagnoseHandler(GpuMonitorHandler):
     @authorized("read")
     async def post(self) -> None:
         body = await self.json_body("DiagnoseRequest")
-        if body is None:
-            return
         kernel_id = body["kernel_id"]
         if kernel_id not in self.kernel_manager:
-            raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
+            raise ApiError(404, gettext("no such kernel on this server"))
         report = await inspect_kernel(
             kernel_id,
             kernel_manager=self.kernel_manager,
@@ -196,26 +207,22 @@ class KernelSpansHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self, kernel_id: str) -> None:
-        join = self.settings["gpu_monitor_kernel_join"]
-        if kernel_id not in self.kernel_manager and not join.memory_history.knows(kernel_id):
-            raise tornado.web.HTTPError(404, gettext("no such kernel on this server"))
+        kernel_memory = self.settings["gpu_monitor_kernel_memory"]
+        if kernel_id not in self.kernel_manager and not kernel_memory.knows(kernel_id):
+            raise ApiError(404, gettext("no such kernel on this server"))
         body = await self.json_body("SpansRequest")
-        if body is None:
-            return
         spans = [Span(float(span["start"]), float(span["end"])) for span in body["spans"]]
         reversed_span = next((n for n, span in enumerate(spans) if span.start > span.end), None)
         if reversed_span is not None:
-            self.reply_error(400, f"spans[{reversed_span}] ends before it starts (start <= end)")
-            return
+            raise ApiError(400, f"spans[{reversed_span}] ends before it starts (start <= end)")
         await self.sampler.snapshot()
         # Copies, read in a thread: an hour-long cell on 8 GPUs is tens of thousands of values.
         history = self.sampler.history.copy()
-        memory = join.memory_history.copy()
+        memory = kernel_memory.copy()
         try:
             answer = await asyncio.to_thread(_spans_answer, kernel_id, spans, history, memory)
         except SpansTooCostly as error:
-            self.reply_error(400, str(error))
-            return
+            raise ApiError(400, str(error)) from None
         self.finish(answer)
 
 
@@ -268,42 +275,39 @@ class EnvironmentsBase(GpuMonitorHandler):
         """The server's environments (see conda/catalog.py)."""
         return self.settings["gpu_monitor_environments"]
 
-    def use_conda(self) -> bool | None:
-        """The ``use_conda`` query flag; None (after a 400 reply) when it is not a flag."""
+    def use_conda(self) -> bool:
+        """The ``use_conda`` query flag (an ApiError when it is not a flag)."""
         raw = self.get_query_argument("use_conda", "0").lower()
         if raw in ("1", "true", "yes"):
             return True
         if raw in ("0", "false", "no", ""):
             return False
-        self.reply_error(400, f"use_conda must be 1 or 0, not {raw[:20]!r}")
-        return None
+        raise ApiError(400, f"use_conda must be 1 or 0, not {raw[:20]!r}")
 
-    def reply_conda_error(self, error: CondaCommandError) -> None:
+    @staticmethod
+    def conda_failure(error: CondaCommandError) -> ApiError:
         """503 when conda is missing, 504 when it hung, 502 when it failed."""
         status = {"not_installed": 503, "timeout": 504}.get(error.kind, 502)
-        self.reply_error(status, f"{error.message}. {error.hint}", error=error.to_json())
+        return ApiError(status, f"{error.message}. {error.hint}", error=error.to_json())
 
-    async def environment(self, key: str, use_conda: bool) -> Environment | None:
-        """The environment a URL names by id or name, conda's own too with ``use_conda``; None
-        after a 404, 409 or conda error reply. A path is never looked up: only names the
-        listing gave match."""
+    async def environment(self, key: str, use_conda: bool) -> Environment:
+        """The environment a URL names by id or name, conda's own too with ``use_conda``; an
+        ApiError (404, 409, conda's failure) otherwise. A path is never looked up: only names
+        the listing gave match."""
         if len(key) > MAX_NAME_CHARACTERS:
-            self.reply_error(404, f"no environment has a name of {len(key)} characters")
-            return None
+            raise ApiError(404, f"no environment has a name of {len(key)} characters")
         if "/" in key or "\\" in key or key in ("", ".", ".."):
-            self.reply_error(
+            raise ApiError(
                 404, f"{key!r} is a path: name an environment by its name or id from GET envs"
             )
-            return None
         try:
             return await self.catalog.resolve(key, use_conda)
         except EnvironmentNotFound as error:
-            self.reply_error(404, str(error))
+            raise ApiError(404, str(error)) from None
         except AmbiguousEnvironment as error:
-            self.reply_error(409, str(error), ids=error.ids)
+            raise ApiError(409, str(error), ids=error.ids) from None
         except CondaCommandError as error:
-            self.reply_conda_error(error)
-        return None
+            raise self.conda_failure(error) from None
 
 
 class EnvironmentsHandler(EnvironmentsBase):
@@ -314,13 +318,10 @@ class EnvironmentsHandler(EnvironmentsBase):
     @authorized("read")
     async def get(self) -> None:
         use_conda = self.use_conda()
-        if use_conda is None:
-            return
         try:
             environments = await self.catalog.environments(use_conda)
         except CondaCommandError as error:
-            self.reply_conda_error(error)
-            return
+            raise self.conda_failure(error) from None
         listing = {"environments": [environment.to_json() for environment in environments]}
         self.finish(json.dumps({**listing, **conda_env_list(environments)}))
 
@@ -332,12 +333,7 @@ class EnvironmentHandler(EnvironmentsBase):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self, key: str) -> None:
-        use_conda = self.use_conda()
-        if use_conda is None:
-            return
-        environment = await self.environment(key, use_conda)
-        if environment is None:
-            return
+        environment = await self.environment(key, self.use_conda())
         found = await self.catalog.packages(environment)
         pairs = [{"conda": c.to_json(), "pip": p.to_json()} for c, p in conda_and_pip(found)]
         self.finish(
@@ -360,24 +356,17 @@ class EnvironmentExportHandler(EnvironmentsBase):
     async def get(self, key: str) -> None:
         style = self.get_query_argument("style", "no-builds")
         if style not in EXPORT_STYLES:
-            self.reply_error(
+            raise ApiError(
                 400, f"style must be one of {', '.join(EXPORT_STYLES)}, not {style[:40]!r}"
             )
-            return
         use_conda = self.use_conda()
-        if use_conda is None:
-            return
         environment = await self.environment(key, use_conda)
-        if environment is None:
-            return
         try:
             text = await self.catalog.export(environment, style, use_conda)
         except CondaCommandError as error:
-            self.reply_conda_error(error)
-            return
+            raise self.conda_failure(error) from None
         except UnsupportedExport as error:
-            self.reply_error(400, str(error))
-            return
+            raise ApiError(400, str(error)) from None
         self.set_header("Content-Disposition", 'attachment; filename="environment.yml"')
         self.finish(text, set_content_type="application/yaml; charset=UTF-8")
 
@@ -394,7 +383,7 @@ class FixedAnswerHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     def get(self, *_) -> None:
-        self.reply_error(self._status, self._message)
+        raise ApiError(self._status, self._message)
 
     post = get
 
@@ -407,12 +396,17 @@ def setup_off_handlers(web_app, problem: str) -> None:
 
 
 def setup_route_handlers(
-    web_app, sampler: Sampler, config: GpuMonitor, kernel_join: KernelJoin
+    web_app,
+    sampler: Sampler,
+    config: GpuMonitor,
+    kernel_join: KernelJoin,
+    kernel_memory: KernelMemoryHistory,
 ) -> None:
     """Register the handlers under the server's base_url (``/user/<name>/`` on JupyterHub)."""
     web_app.settings["gpu_monitor_sampler"] = sampler
     web_app.settings["gpu_monitor_config"] = config
     web_app.settings["gpu_monitor_kernel_join"] = kernel_join
+    web_app.settings["gpu_monitor_kernel_memory"] = kernel_memory
     web_app.settings["gpu_monitor_environments"] = EnvironmentCatalog(
         web_app.settings.get("kernel_spec_manager"), config
     )
