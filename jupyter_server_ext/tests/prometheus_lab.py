@@ -7,6 +7,7 @@ Prometheus (Debian's ``prometheus`` package) takes about 5 s from start to its f
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import secrets
@@ -28,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from .contract_check import check_answer
 from .replay import FIXTURES, SMI_FIXTURES, install_fake_nvidia_smi
 
 PROMETHEUS_FIXTURES = FIXTURES / "prometheus"
@@ -228,8 +230,18 @@ class JupyterServer:
             data=body,
             headers={"Authorization": f"token {self.token}", **(headers or {})},
         )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.read()
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answer = response.read()
+        except urllib.error.HTTPError as error:
+            refusal = error.read()
+            check_answer(request.get_method(), request.full_url, error.code, refusal)
+            # The body, read once, stays readable for the caller.
+            raise urllib.error.HTTPError(
+                error.url, error.code, error.msg, error.headers, io.BytesIO(refusal)
+            ) from None
+        check_answer(request.get_method(), request.full_url, 200, answer)
+        return answer
 
 
 @contextmanager
