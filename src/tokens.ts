@@ -437,6 +437,18 @@ export interface IEnvironmentInspector extends IDisposable {
    */
   readonly changed: ISignal<IEnvironmentInspector, void>;
   /**
+   * The GPUs the kernel can see, from the probe's `CUDA_VISIBLE_DEVICES`,
+   * else from the one it started with; null when unknown.
+   */
+  readonly kernelGpus: IKernelGpus | null;
+  /**
+   * Emitted when the GPUs the kernel can see change, with them.
+   */
+  readonly kernelGpusChanged: ISignal<
+    IEnvironmentInspector,
+    IKernelGpus | null
+  >;
+  /**
    * Emitted once per kernel start when the kernel drifted from the
    * notebook's fingerprint, with the drift.
    */

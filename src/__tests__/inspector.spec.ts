@@ -191,7 +191,7 @@ describe('EnvironmentInspector', () => {
     expect(inspector.environment?.id).toBe('torch-cpu');
     expect(inspector.findings.map(f => f.id)).toEqual(['cpu-only-torch']);
     // No CUDA_VISIBLE_DEVICES: the kernel can use both GPUs.
-    expect(gpuModel.kernelGpus).toEqual({
+    expect(inspector.kernelGpus).toEqual({
       label: 'train.ipynb',
       indices: [0, 1]
     });
@@ -231,7 +231,7 @@ describe('EnvironmentInspector', () => {
     inspector.watch();
     await until(() => inspector.phase === 'waiting');
     expect(report.process?.variables['CUDA_VISIBLE_DEVICES']).toBe('1,7');
-    expect(gpuModel.kernelGpus?.indices).toEqual([1]);
+    expect(inspector.kernelGpus?.indices).toEqual([1]);
   });
 
   it('does not probe a kernel of another language', async () => {

@@ -15,6 +15,7 @@ import {
   IEnvironmentInspector,
   IGpuMonitorModel,
   IInspectionTarget,
+  IKernelGpus,
   InspectionPhase,
   InspectorFinding,
   TRANSLATION_DOMAIN,
@@ -37,6 +38,12 @@ import {
 } from './fingerprint';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
 import { FRAMEWORKS } from '../seed/generator';
+import {
+  IInspectionState,
+  INITIAL_STATE,
+  InspectionEvent,
+  nextState
+} from './inspection';
 import { isPythonKernel, ProbeError, runProbe } from './probe';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
@@ -109,7 +116,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * Where the inspection stands.
    */
   get phase(): InspectionPhase {
-    return this._phase;
+    return this._state.phase;
   }
 
   /**
@@ -187,6 +194,20 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    */
   get changed(): ISignal<this, void> {
     return this._changed;
+  }
+
+  /**
+   * The GPUs the kernel can see; null when unknown.
+   */
+  get kernelGpus(): IKernelGpus | null {
+    return this._kernelGpus;
+  }
+
+  /**
+   * Emitted when the GPUs the kernel can see change.
+   */
+  get kernelGpusChanged(): ISignal<this, IKernelGpus | null> {
+    return this._kernelGpusChanged;
   }
 
   /**
@@ -317,8 +338,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * Forget what was learnt about the previous kernel.
    */
   private _reset(): void {
-    this._generation++;
-    this._phase = 'no-kernel';
+    this._send({ type: 'no-kernel' });
     this._deep = false;
     this._report = null;
     this._probe = null;
@@ -336,17 +356,16 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * Ask the server, then probe the kernel if it is a Python one and idle.
    */
   private async _inspect(deep: boolean): Promise<void> {
-    const generation = ++this._generation;
     const target = this._target;
     const kernel = this._kernel;
     this._pendingProbe = null;
     if (!target || !kernel) {
-      this._phase = 'no-kernel';
+      this._send({ type: 'no-kernel' });
       this._changed.emit();
       return;
     }
+    const { generation } = this._send({ type: 'start' });
     this._inspectedKernel = kernel.id;
-    this._phase = 'server';
     this._deep = deep;
     this._error = null;
     // A new inspection: the server is asked without the previous answer.
@@ -355,8 +374,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     try {
       this._report = await this._diagnose(kernel.id);
     } catch (error) {
-      if (generation === this._generation) {
+      if (this._isCurrent(generation)) {
         this._fail(
+          { type: 'server-failed' },
           this._trans.__(
             'The server could not inspect the kernel: %1',
             Private.messageOf(error)
@@ -365,42 +385,39 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       }
       return;
     }
-    if (generation !== this._generation) {
+    if (!this._isCurrent(generation)) {
       return;
     }
     await this._readEnvironment(this._report.prefix);
-    if (generation !== this._generation) {
+    if (!this._isCurrent(generation)) {
       return;
     }
     this._updateKernelGpus();
-    if (!(await isPythonKernel(kernel).catch(() => true))) {
-      if (generation === this._generation) {
-        this._phase = 'no-probe';
-        this._changed.emit();
-      }
+    const python = await isPythonKernel(kernel).catch(() => true);
+    if (!this._isCurrent(generation)) {
       return;
     }
-    if (generation !== this._generation) {
+    const idle = kernel.status === 'idle';
+    this._send({ type: 'server-answered', python, idle });
+    if (python && idle) {
+      await this._runProbe(generation, kernel, deep);
       return;
     }
-    if (kernel.status !== 'idle') {
-      this._phase = 'waiting';
+    if (python) {
       this._pendingProbe = { deep };
-      this._changed.emit();
-      return;
     }
-    await this._runProbe(generation, kernel, deep);
+    this._changed.emit();
   }
 
   /**
-   * Probe the kernel, then ask the server again with the answer.
+   * Probe the kernel (the inspection is probing), then ask the server again
+   * with the answer.
    */
   private async _runProbe(
     generation: number,
     kernel: Kernel.IKernelConnection,
     deep: boolean
   ): Promise<void> {
-    this._phase = 'probing';
     this._deep = deep;
     this._changed.emit();
     const timeoutSeconds = deep
@@ -414,26 +431,31 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       });
       probe = await runProbe(kernel, expression, timeoutSeconds * 1000);
     } catch (error) {
-      if (generation !== this._generation) {
+      if (!this._isCurrent(generation)) {
         return;
       }
       if (error instanceof ProbeError && error.kind === 'timeout') {
-        this._phase = 'timeout';
-        this._error = this._trans.__(
-          'The kernel did not answer the probe within %1 s.',
-          timeoutSeconds
+        this._fail(
+          { type: 'probe-timed-out' },
+          this._trans.__(
+            'The kernel did not answer the probe within %1 s.',
+            timeoutSeconds
+          )
         );
-        this._changed.emit();
       } else if (error instanceof ProbeError && error.kind === 'unexpected') {
-        this._fail(this._trans.__("The kernel's answer is not the probe's."));
+        this._fail(
+          { type: 'probe-failed' },
+          this._trans.__("The kernel's answer is not the probe's.")
+        );
       } else {
         this._fail(
+          { type: 'probe-failed' },
           this._trans.__('The probe failed: %1', Private.messageOf(error))
         );
       }
       return;
     }
-    if (generation !== this._generation) {
+    if (!this._isCurrent(generation)) {
       return;
     }
     this._probe = probe;
@@ -442,17 +464,17 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     } catch {
       // The server's earlier report stands; the probe's answer is shown.
     }
-    if (generation !== this._generation) {
+    if (!this._isCurrent(generation)) {
       return;
     }
     if (this._report?.prefix !== this._environment?.prefix) {
       await this._readEnvironment(this._report?.prefix ?? probe.prefix);
     }
     await this._updateDrift();
-    if (generation !== this._generation) {
+    if (!this._isCurrent(generation)) {
       return;
     }
-    this._phase = 'probed';
+    this._send({ type: 'probe-answered' });
     this._updateKernelGpus();
     this._changed.emit();
     this._announceDrift(kernel.id);
@@ -531,10 +553,25 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   }
 
   /**
-   * Keep the inspection's failure.
+   * Move the inspection on (see inspection.ts).
    */
-  private _fail(message: string): void {
-    this._phase = 'failed';
+  private _send(event: InspectionEvent): IInspectionState {
+    this._state = nextState(this._state, event);
+    return this._state;
+  }
+
+  /**
+   * Whether an answer awaited since this generation is still wanted.
+   */
+  private _isCurrent(generation: number): boolean {
+    return generation === this._state.generation;
+  }
+
+  /**
+   * End the inspection with a failure, and why.
+   */
+  private _fail(event: InspectionEvent, message: string): void {
+    this._send(event);
     this._error = message;
     this._changed.emit();
   }
@@ -556,16 +593,13 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   }
 
   /**
-   * Tell the GPU model which GPUs the kernel can see: from the probe's
-   * `CUDA_VISIBLE_DEVICES`, else from the one the kernel started with.
+   * Work out which GPUs the kernel can see: from the probe's
+   * `CUDA_VISIBLE_DEVICES`, else from the one the kernel started with; tell
+   * who listens when they change.
    */
   private _updateKernelGpus(): void {
-    const model = this._gpuModel;
-    if (!model) {
-      return;
-    }
     const visibleDevices = kernelVisibleDevices(this._probe, this._report);
-    const snapshot = model.snapshot;
+    const snapshot = this._gpuModel?.snapshot ?? null;
     const gpus =
       this._target && visibleDevices !== undefined && snapshot
         ? {
@@ -573,12 +607,13 @@ export class EnvironmentInspector implements IEnvironmentInspector {
             indices: visibleGpuIndices(visibleDevices, snapshot)
           }
         : null;
-    const known = model.kernelGpus;
+    const known = this._kernelGpus;
     if (
       gpus?.label !== known?.label ||
       gpus?.indices.join() !== known?.indices.join()
     ) {
-      model.kernelGpus = gpus;
+      this._kernelGpus = gpus;
+      this._kernelGpusChanged.emit(gpus);
     }
   }
 
@@ -603,10 +638,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     if (status === 'restarting' || status === 'autorestarting') {
       this._announced.delete(kernel.id);
       this._inspectedKernel = null;
-      this._generation++;
+      this._send({ type: 'restarting' });
       this._pendingProbe = null;
       this._probe = null;
-      this._phase = 'waiting';
       this._changed.emit();
     } else if (status === 'idle') {
       if (this._inspectedKernel !== kernel.id) {
@@ -614,7 +648,8 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       } else if (this._pendingProbe) {
         const { deep } = this._pendingProbe;
         this._pendingProbe = null;
-        void this._runProbe(this._generation, kernel, deep);
+        const { generation } = this._send({ type: 'kernel-idle' });
+        void this._runProbe(generation, kernel, deep);
       }
     }
   }
@@ -637,11 +672,11 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     this._fingerprint = fingerprint;
     const kernel = this._kernel;
     if (this._probe && kernel) {
-      const generation = this._generation;
+      const { generation } = this._state;
       void Promise.all([
         this._diagnose(kernel.id).then(
           report => {
-            if (generation === this._generation) {
+            if (this._isCurrent(generation)) {
               this._report = report;
             }
           },
@@ -666,8 +701,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   private _packages: string[] = [];
   private _target: IInspectionTarget | null = null;
   private _watchers = 0;
-  private _generation = 0;
-  private _phase: InspectionPhase = 'no-kernel';
+  private _state: IInspectionState = INITIAL_STATE;
+  private _kernelGpus: IKernelGpus | null = null;
+  private _kernelGpusChanged = new Signal<this, IKernelGpus | null>(this);
   private _deep = false;
   private _report: IDiagnosis | null = null;
   private _probe: IKernelProbe | null = null;

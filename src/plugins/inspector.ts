@@ -43,6 +43,12 @@ export const inspectorPlugin: JupyterFrontEndPlugin<IEnvironmentInspector> = {
       gpuModel,
       translator
     });
+    // The GPU panel marks the GPUs the followed kernel can see.
+    inspector.kernelGpusChanged.connect((_, gpus) => {
+      if (gpuModel) {
+        gpuModel.kernelGpus = gpus;
+      }
+    });
     // The last notebook or console that was current; when it closes, the
     // one now current in either tracker.
     let followed: NotebookPanel | ConsolePanel | null = null;
