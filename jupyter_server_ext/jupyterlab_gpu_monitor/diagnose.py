@@ -226,6 +226,8 @@ def _visible_devices(facts: Facts) -> str | None:
 
 
 def _device_exists(entry: str, gpus: list) -> bool:
+    if not entry:
+        return False  # an empty entry names nothing (every UUID "starts with" it)
     if entry.isdigit():
         return int(entry) < len(gpus)
     # CUDA takes a unique prefix of a GPU's or MIG instance's UUID.

@@ -71,6 +71,7 @@ CASES = [
     ("CUDA 10.1 build on a 410 driver", Facts(capture(RTX2080TI), probe("1.4.0", "10.1")), [("torch-cuda-newer-than-driver", "error")]),
     # 3. CUDA_VISIBLE_DEVICES.
     ("empty CUDA_VISIBLE_DEVICES", Facts(capture(A5000), probe(cuda_visible_devices="")), [("cuda-visible-devices-hides-all", "error")]),
+    ("empty CUDA_VISIBLE_DEVICES, one GPU", Facts(capture(T4), probe(cuda_visible_devices="")), [("cuda-visible-devices-hides-all", "error")]),
     ("CUDA_VISIBLE_DEVICES=-1", Facts(capture(A5000), probe(cuda_visible_devices="-1")), [("cuda-visible-devices-hides-all", "error")]),
     ("index past the last GPU", Facts(capture(A5000), probe(cuda_visible_devices="0,5,1")), [("cuda-visible-devices-unknown-gpu", "warning")]),
     ("both GPUs by index", Facts(capture(A5000), probe(cuda_visible_devices="1,0")), []),
