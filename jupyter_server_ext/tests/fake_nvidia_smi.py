@@ -9,7 +9,8 @@ test can change a running server's GPUs):
 - ``FAKE_SMI_XML``, ``FAKE_SMI_GPU_CSV``, ``FAKE_SMI_APPS_CSV``, ``FAKE_SMI_LIST``: the capture
   printed for ``-q -x``, ``--query-gpu=…``, ``--query-compute-apps=…`` and ``-L``. Without a CSV
   capture, the CSV queries are answered from the XML capture's own numbers, so that one real
-  ``-q -x`` of a multi-GPU machine replays that whole machine consistently.
+  ``-q -x`` of a multi-GPU machine replays that whole machine consistently (without the header
+  line when ``--format`` says ``noheader``, as nvidia-smi does).
 - ``FAKE_SMI_ERROR``: an error capture printed for every call, exiting ``FAKE_SMI_EXIT``
   (default 9, nvidia-smi's "driver not loaded" status).
 - ``FAKE_SMI_MODE``: ``hang`` (never answers), ``garbage`` (prints random bytes) or ``flood``
@@ -68,7 +69,7 @@ def _query(args: list[str], option: str) -> list[str] | None:
     return None
 
 
-def _csv_from_xml(xml: str, fields: list[str], processes: bool) -> str:
+def _csv_from_xml(xml: str, fields: list[str], processes: bool, header: bool) -> str:
     """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
     # The package this fake sits beside, whichever python runs it.
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -105,7 +106,8 @@ def _csv_from_xml(xml: str, fields: list[str], processes: bool) -> str:
             else:
                 row.append(getattr(gpu, by_field[field]))
         rows.append(row)
-    lines = [", ".join(fields)] + [", ".join(cell(value) for value in row) for row in rows]
+    lines = [", ".join(fields)] if header else []
+    lines += [", ".join(cell(value) for value in row) for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -145,7 +147,8 @@ def main(args: list[str]) -> int:
         if capture is None and "FAKE_SMI_XML" in settings:
             xml = _capture(settings["FAKE_SMI_XML"], settings)
             fields = gpu_fields or app_fields
-            sys.stdout.write(_csv_from_xml(xml, fields, processes=not gpu_fields))
+            header = "noheader" not in (_query(args, "--format=") or [])
+            sys.stdout.write(_csv_from_xml(xml, fields, processes=not gpu_fields, header=header))
             return 0
     elif args == ["-L"]:
         capture = settings.get("FAKE_SMI_LIST")
