@@ -6,10 +6,14 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install bench translations
+.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist bench translations
 
+# Options for jupyter lab: make lab ARGS="--port 8899 --ServerApp.root_dir=~/work". As root (our
+# machines, containers), jupyter refuses to start without --allow-root.
+ARGS ?=
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
-	jupyter lab
+	jupyter lab $(ALLOW_ROOT) $(ARGS)
 
 install: $(VENV)/.installed
 
@@ -19,6 +23,8 @@ CATALOGUES := $(wildcard jupyter_server_ext/jupyterlab_gpu_monitor/locale/*/LC_M
 $(VENV)/.installed: pyproject.toml package.json yarn.lock hatch_build.py $(CATALOGUES)
 	python3 -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
+	@echo "Installing the package and its test tools, and building the frontend inside pip"
+	@echo "(jlpm install, then jlpm build: a few minutes the first time, ~600 MB of node_modules)"
 	$(BIN)/pip install -e ".[test]"
 	$(BIN)/jupyter labextension develop --overwrite .
 	touch $@
@@ -49,7 +55,7 @@ system-deps:
 	@fc-list :lang=zh | grep -q . || { apt-get update && apt-get install -y fonts-wqy-microhei; }
 	@command -v prometheus >/dev/null || { apt-get update && apt-get install -y prometheus; }
 
-test: install system-deps lint test-python test-js check-install test-ui
+test: install system-deps lint test-python test-js check-install check-dist test-ui
 
 # Every string of the code in every catalogue, translated (scripts/translations.py check).
 lint: install
@@ -70,14 +76,37 @@ test-python: install kernel-envs
 test-js: install
 	jlpm test
 
+# Both halves of the extension enabled and OK in the environment whose bin/ is $(1).
+define check_enabled
+	$(1)/jupyter server extension list 2>&1 | grep -E "jupyterlab_gpu_monitor .*OK"
+	$(1)/jupyter labextension list 2>&1 | grep -E "jupyterlab-gpu-monitor .*enabled.*OK"
+endef
+
 check-install: install
-	jupyter server extension list 2>&1 | grep -E "jupyterlab_gpu_monitor .*OK"
-	jupyter labextension list 2>&1 | grep -E "jupyterlab-gpu-monitor .*enabled.*OK"
+	$(call check_enabled,$(BIN))
+
+# Release files in dist/: the sdist, and the wheel built from it, as a release is built. Both
+# carry the production frontend (minified, no source maps).
+dist: install
+	rm -rf dist
+	python -m build --outdir dist .
+
+# The release files as a user gets them: no source map in either, and the wheel in a venv of its
+# own with only JupyterLab beside it, both halves enabled and OK.
+DIST_VENV := $(abspath .dist-venv)
+check-dist: dist
+	! python -m zipfile -l dist/*.whl | grep -E '\.map$$'
+	! tar -tzf dist/*.tar.gz | grep -E 'labextension/.*\.map$$'
+	rm -rf $(DIST_VENV)
+	python3 -m venv $(DIST_VENV)
+	$(DIST_VENV)/bin/pip install --quiet dist/*.whl jupyterlab
+	$(call check_enabled,$(DIST_VENV)/bin)
 
 test-ui: install system-deps kernel-envs
 	cd ui-tests && jlpm install && CI=1 jlpm playwright test
 
 bench: install
+	python bench/startup.py
 	python bench/sampler.py
 	python bench/join.py
 	python bench/cells.py

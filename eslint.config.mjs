@@ -14,6 +14,7 @@ export default defineConfig([
       '**/static/**',
       'coverage/**',
       '.venv/**',
+      '.dist-venv/**',
       '.kernel-envs/**',
       'jupyter_server_ext/**',
       '**/*.js',

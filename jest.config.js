@@ -27,6 +27,16 @@ module.exports = {
     '!src/**/.ipynb_checkpoints/*'
   ],
   coverageReporters: ['lcov', 'text'],
+  // Python environments and built copies hold package.json files of their own
+  // (labextensions): jest's module map would warn of each name twice.
+  modulePathIgnorePatterns: [
+    '<rootDir>/\\.venv/',
+    '<rootDir>/\\.dist-venv/',
+    '<rootDir>/\\.kernel-envs/',
+    '<rootDir>/dist/',
+    '<rootDir>/jupyter_server_ext/',
+    '<rootDir>/ui-tests/'
+  ],
   setupFiles: ['<rootDir>/src/__tests__/shim.js'],
   testRegex: 'src/.*/.*.spec.ts[x]?$',
   transformIgnorePatterns: [`/node_modules/(?!${esModules}).+`]

@@ -1,12 +1,30 @@
 /**
  * Configuration for Playwright using default from @jupyterlab/galata
  */
+const { execFileSync } = require('child_process');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
+
+// A port free on this machine, never 8888 where `make lab` listens: chosen
+// once, by the main process; its workers load this file again and inherit it.
+if (!process.env.GALATA_PORT) {
+  process.env.GALATA_PORT = execFileSync(process.execPath, [
+    '-e',
+    `const server = require('net').createServer();
+     server.listen(0, '127.0.0.1', () => {
+       console.log(server.address().port);
+       server.close();
+     });`
+  ])
+    .toString()
+    .trim();
+}
+const baseURL = `http://localhost:${process.env.GALATA_PORT}`;
 
 module.exports = {
   ...baseConfig,
   use: {
     ...baseConfig.use,
+    baseURL,
     video: 'off',
     trace: 'off',
     launchOptions: {
@@ -23,8 +41,10 @@ module.exports = {
     }
   },
   webServer: {
-    command: 'jlpm start',
-    url: 'http://localhost:8888/lab',
+    // The server's log goes to a file (jupyter-server.log here), not between
+    // the tests' results: a failure's cause is there.
+    command: `jlpm start --port ${process.env.GALATA_PORT} 2> jupyter-server.log`,
+    url: `${baseURL}/lab`,
     timeout: 120000,
     reuseExistingServer: !process.env.CI
   }

@@ -10,8 +10,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._version import __version__
 from .conda.catalog import EnvironmentCatalog
-from .conda.commands import add_env_commands, failure_text
+from .conda.commands import add_env_commands, failure_text, in_command_terms
 from .conda.errors import AmbiguousEnvironment, EnvironmentNotFound
 from .conda.records import packages
 from .diagnose import Facts, diagnose
@@ -129,13 +130,31 @@ def _selector(text: str) -> str:
 
 
 def _add_source_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--source", choices=SOURCE_NAMES, default="auto")
+    command.add_argument(
+        "--source",
+        choices=SOURCE_NAMES,
+        default="auto",
+        help=gettext("where readings come from (default: {default})").format(
+            default=gettext("auto: NVML, else nvidia-smi")
+        ),
+    )
     command.add_argument(
         "--nvidia-smi", default="nvidia-smi", metavar="PATH", help=gettext("nvidia-smi to run")
     )
-    command.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS")
     command.add_argument(
-        "--prometheus-url", default="", metavar="URL", help=gettext("with --source prometheus")
+        "--timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help=gettext("how long one read may take (default: {default} s)").format(default=5),
+    )
+    command.add_argument(
+        "--prometheus-url",
+        default="",
+        metavar="URL",
+        help=gettext("with --source prometheus: the Prometheus to ask, e.g. {url}").format(
+            url="http://prometheus:9090"
+        ),
     )
     command.add_argument(
         "--prometheus-selector",
@@ -171,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="jupyter-gpu-monitor",
         description=gettext("GPU readings as the JupyterLab GPU monitor sees them."),
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     snapshot = commands.add_parser("snapshot", help=gettext("print one snapshot of every GPU"))
     snapshot.set_defaults(run=run_snapshot)
@@ -292,7 +312,8 @@ def run_doctor(args: argparse.Namespace) -> int:
         for finding in findings:
             print(f"\n{pad(labels[finding.severity], indent)}{finding.title}")
             print(" " * indent + finding.evidence)
-            print(" " * indent + gettext("fix: {fix}").format(fix=finding.fix))
+            fix = in_command_terms(finding.fix)
+            print(" " * indent + gettext("fix: {fix}").format(fix=fix))
         if not findings:
             print("\n" + gettext("No problems found."))
     return 1 if any(finding.severity == "error" for finding in findings) else 0

@@ -9,7 +9,6 @@ import re
 from traitlets import Bool, Enum, Float, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
-from .gpu.prometheus import selector_matchers
 from .gpu.source import SOURCE_NAMES
 
 MIN_INTERVAL_SECONDS = 0.5
@@ -114,6 +113,8 @@ class GpuMonitor(Configurable):
     # administrator reads in the server log.
     @validate("prometheus_selector")
     def _valid_selector(self, proposal):
+        from .gpu.prometheus import selector_matchers  # only where a selector is set
+
         try:
             selector_matchers(proposal.value)
         except ValueError:

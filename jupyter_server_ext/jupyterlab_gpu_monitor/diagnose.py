@@ -368,14 +368,19 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
     )
 
 
+def _expects_cuda(facts: Facts) -> bool:
+    is_cuda, _ = torch_cuda_build(facts)
+    return bool(is_cuda) or _visible_devices(facts) is not None
+
+
 def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:
     """6. nvidia-smi fails (driver not loaded, mismatch...) while the kernel expects CUDA."""
     snapshot = facts.snapshot
     if snapshot is None or snapshot.error is None or snapshot.error.kind not in DRIVER_FAILURES:
         return
-    is_cuda, cuda = torch_cuda_build(facts)
-    if not is_cuda and _visible_devices(facts) is None:
+    if not _expects_cuda(facts):
         return
+    is_cuda, cuda = torch_cuda_build(facts)
     evidence = (
         gettext("torch is built for CUDA {cuda}; nvidia-smi: {error}")
         if is_cuda
@@ -386,6 +391,29 @@ def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:
         severity="error",
         title=gettext("This kernel expects CUDA, but the NVIDIA driver is not working"),
         evidence=evidence.format(cuda=cuda, error=snapshot.error.message),
+        fix=snapshot.error.hint,
+    )
+
+
+def gpus_unreadable(facts: Facts) -> Iterable[Finding]:
+    """6b. The GPUs cannot be read at all, where rule 6 does not already say so: a machine with
+    no NVIDIA driver is information (nothing to fix unless a GPU was expected); any other
+    failure is a warning, with the failure's own fix."""
+    snapshot = facts.snapshot
+    if snapshot is None or snapshot.error is None:
+        return
+    if snapshot.error.kind in DRIVER_FAILURES and _expects_cuda(facts):
+        return
+    no_driver = snapshot.error.kind == "not_installed"
+    yield Finding(
+        id="gpus-unreadable",
+        severity="info" if no_driver else "warning",
+        title=(
+            gettext("No NVIDIA GPU found on this machine")
+            if no_driver
+            else gettext("The GPUs cannot be read")
+        ),
+        evidence=snapshot.error.message,
         fix=snapshot.error.hint,
     )
 
@@ -443,6 +471,7 @@ RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
     wrong_environment,
     conda_and_pip_duplicates,
     driver_failure_while_cuda_expected,
+    gpus_unreadable,
     idle_while_holding_memory,
     old_python,
 )

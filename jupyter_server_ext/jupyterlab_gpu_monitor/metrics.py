@@ -26,10 +26,6 @@ from .gpu.sampler import Sampler
 
 log = logging.getLogger(__name__)
 
-# The key of ``web_app.settings`` under which routes.py leaves a zero-argument callable that
-# returns this server's per-kernel GPU memory (objects shaped like KernelGpuMemory).
-KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
-
 GPU_LABELS = ("gpu", "uuid", "name")
 MIG_LABELS = (*GPU_LABELS, "gpu_i_id", "gpu_i_profile")
 KERNEL_LABELS = ("kernel_id", "path", "gpu", "uuid")

@@ -8,7 +8,7 @@ import json
 import math
 import re
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tornado
 from jupyter_server.auth.decorator import authorized
@@ -18,20 +18,19 @@ from jupyter_server.utils import url_path_join
 from ._version import __version__
 from .bodies import BadBody, read_body
 from .cells import KernelMemoryHistory, Span, SpansTooCostly, attribute
-from .conda.catalog import EnvironmentCatalog
-from .conda.errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
-from .conda.export import STYLES as EXPORT_STYLES
-from .conda.export import UnsupportedExport
-from .conda.model import Environment, conda_env_list
-from .conda.records import conda_and_pip
 from .config import GpuMonitor
 from .gpu.history import History
 from .gpu.sampler import Sampler
-from .inspector import inspect_kernel
 from .kernels import KernelJoin, kernels_summary
-from .metrics import KERNEL_USAGE_SETTING, in_networks, peer_address, render
-from .probe import DEFAULT_PACKAGES, probe_expression
 from .translation import gettext
+
+# The environments (conda/), the kernel inspection (inspector, diagnose), the probe and the
+# Prometheus exposition are imported by the handlers that use them, at their first request: a
+# server pays for them when someone opens the Environment panel or scrapes, not at every start.
+if TYPE_CHECKING:
+    from .conda.catalog import EnvironmentCatalog
+    from .conda.errors import CondaCommandError
+    from .conda.model import Environment
 
 try:
     from jupyter_server.auth.decorator import allow_unauthenticated
@@ -48,6 +47,9 @@ PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # An environment's name is a folder's (at most 255 bytes on the usual file systems); its id
 # adds a short hash.
 MAX_NAME_CHARACTERS = 300
+# The key of ``web_app.settings`` holding a zero-argument callable that returns this server's
+# per-kernel GPU memory of the latest read (KernelGpuMemory), for the metrics endpoint.
+KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
 
 
 class ApiError(tornado.web.HTTPError):
@@ -170,6 +172,8 @@ class ProbeHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     def get(self) -> None:
+        from .probe import DEFAULT_PACKAGES, probe_expression
+
         deep = self.get_query_argument("deep", "0") == "1"
         extra = [name for name in self.get_query_argument("packages", "").split(",") if name]
         if not all(PACKAGE_NAME.fullmatch(name) for name in extra):
@@ -185,6 +189,8 @@ class DiagnoseHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self) -> None:
+        from .inspector import inspect_kernel
+
         body = await self.json_body("DiagnoseRequest")
         kernel_id = body["kernel_id"]
         if kernel_id not in self.kernel_manager:
@@ -246,6 +252,8 @@ class MetricsHandler(GpuMonitorHandler):
 
     @allow_unauthenticated  # decided in the method: a trusted network, else a token
     async def get(self) -> None:
+        from .metrics import in_networks, peer_address
+
         networks = self.monitor_config.metrics_unauthenticated_networks
         if in_networks(peer_address(self.request), networks):
             await self._write_metrics()
@@ -258,6 +266,8 @@ class MetricsHandler(GpuMonitorHandler):
         await self._write_metrics()
 
     async def _write_metrics(self) -> None:
+        from .metrics import render
+
         await self.sampler.snapshot()
         body, content_type = render(
             self.sampler,
@@ -272,8 +282,17 @@ class EnvironmentsBase(GpuMonitorHandler):
 
     @property
     def catalog(self) -> EnvironmentCatalog:
-        """The server's environments (see conda/catalog.py)."""
-        return self.settings["gpu_monitor_environments"]
+        """The server's environments (see conda/catalog.py), made at the first request: one
+        for the server, whose caches every later request shares."""
+        catalog = self.settings.get("gpu_monitor_environments")
+        if catalog is None:
+            from .conda.catalog import EnvironmentCatalog
+
+            catalog = EnvironmentCatalog(
+                self.settings.get("kernel_spec_manager"), self.monitor_config
+            )
+            self.settings["gpu_monitor_environments"] = catalog
+        return catalog
 
     def use_conda(self) -> bool:
         """The ``use_conda`` query flag (an ApiError when it is not a flag)."""
@@ -294,6 +313,8 @@ class EnvironmentsBase(GpuMonitorHandler):
         """The environment a URL names by id or name, conda's own too with ``use_conda``; an
         ApiError (404, 409, conda's failure) otherwise. A path is never looked up: only names
         the listing gave match."""
+        from .conda.errors import AmbiguousEnvironment, CondaCommandError, EnvironmentNotFound
+
         if len(key) > MAX_NAME_CHARACTERS:
             raise ApiError(404, f"no environment has a name of {len(key)} characters")
         if "/" in key or "\\" in key or key in ("", ".", ".."):
@@ -317,6 +338,9 @@ class EnvironmentsHandler(EnvironmentsBase):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self) -> None:
+        from .conda.errors import CondaCommandError
+        from .conda.model import conda_env_list
+
         use_conda = self.use_conda()
         try:
             environments = await self.catalog.environments(use_conda)
@@ -333,6 +357,8 @@ class EnvironmentHandler(EnvironmentsBase):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self, key: str) -> None:
+        from .conda.records import conda_and_pip
+
         environment = await self.environment(key, self.use_conda())
         found = await self.catalog.packages(environment)
         pairs = [{"conda": c.to_json(), "pip": p.to_json()} for c, p in conda_and_pip(found)]
@@ -354,6 +380,10 @@ class EnvironmentExportHandler(EnvironmentsBase):
     @tornado.web.authenticated
     @authorized("read")
     async def get(self, key: str) -> None:
+        from .conda.errors import CondaCommandError
+        from .conda.export import STYLES as EXPORT_STYLES
+        from .conda.export import UnsupportedExport
+
         style = self.get_query_argument("style", "no-builds")
         if style not in EXPORT_STYLES:
             raise ApiError(
@@ -407,9 +437,6 @@ def setup_route_handlers(
     web_app.settings["gpu_monitor_config"] = config
     web_app.settings["gpu_monitor_kernel_join"] = kernel_join
     web_app.settings["gpu_monitor_kernel_memory"] = kernel_memory
-    web_app.settings["gpu_monitor_environments"] = EnvironmentCatalog(
-        web_app.settings.get("kernel_spec_manager"), config
-    )
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
     web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")

@@ -19,6 +19,7 @@ language in force then. Only the words change: ids, kinds and other API values s
 from __future__ import annotations
 
 import gettext as _gettext
+import sys
 from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import entry_points
@@ -91,14 +92,17 @@ def use_server_locale() -> None:
     jupyterlab_server's ``translator`` looks for ``.mo`` files in language packs only, so it is
     given a bundle of ours for our domain, which reads our own catalogue: the translations
     handler switches it when the frontend loads a language, and the settings handler uses it
-    for the ``jupyter.lab.internationalization`` domain of our schemas. Without
-    jupyterlab_server, the terminal's locale stays in force.
+    for the ``jupyter.lab.internationalization`` domain of our schemas. In a server without
+    JupyterLab or Notebook 7, nothing asks for a language: the terminal's locale stays in
+    force, and the server does not pay for importing jupyterlab_server.
     """
     global _server_bundle
-    try:
-        from jupyterlab_server.translation_utils import translator
-    except ImportError:
+    # Loaded with JupyterLab's (or Notebook's) extension module: jupyter_server imports every
+    # enabled extension's module before it loads any of them.
+    translation_utils = sys.modules.get("jupyterlab_server.translation_utils")
+    if translation_utils is None:
         return
+    translator = translation_utils.translator
     bundle_class = _package_bundle_class()
     bundle = translator._TRANSLATORS.get(DOMAIN)
     if not isinstance(bundle, bundle_class):

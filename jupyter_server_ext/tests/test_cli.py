@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from jupyterlab_gpu_monitor import __version__
+from jupyterlab_gpu_monitor.cli import _parser
 
 from .replay import SMI_FIXTURES, captures
 
@@ -27,6 +30,30 @@ def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 def test_console_script_is_installed():
     assert SCRIPT.exists(), "pip install -e . puts jupyter-gpu-monitor next to python"
+
+
+def test_version_is_the_packages():
+    result = run("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"jupyter-gpu-monitor {__version__}"
+
+
+def _options(parser: argparse.ArgumentParser, command: str = ""):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, subparser in action.choices.items():
+                yield from _options(subparser, name)
+        elif not isinstance(action, argparse._HelpAction):
+            yield command, action
+
+
+@pytest.mark.parametrize(
+    "command,option",
+    [(c, a) for c, a in _options(_parser())],
+    ids=[f"{c or 'main'} {a.dest}" for c, a in _options(_parser())],
+)
+def test_every_option_says_what_it_does(command, option):
+    assert option.help, f"{command} {option.option_strings or option.dest} has no help text"
 
 
 def test_table_shows_each_gpu_its_numbers_and_processes():
@@ -85,6 +112,9 @@ def test_no_nvidia_smi_exits_non_zero_and_json_still_carries_the_error(tmp_path)
     assert result.returncode == 1
     assert json.loads(result.stdout)["error"]["kind"] == "not_installed"
     assert "hint: Install the NVIDIA driver" in result.stderr
+    # The hint names this command's own flag, not the server's setting.
+    assert "point --nvidia-smi at nvidia-smi" in result.stderr
+    assert "GpuMonitor." not in result.stderr
 
 
 def test_live_read_through_nvidia_smi(fake_smi):
@@ -98,3 +128,4 @@ def test_hung_nvidia_smi_is_cut_off_by_the_timeout(fake_smi):
     result = run("snapshot", "--source", "nvidia-smi", "--timeout", "0.5")
     assert result.returncode == 1
     assert "error (timeout)" in result.stderr
+    assert "--timeout sets the limit" in result.stderr and "GpuMonitor." not in result.stderr

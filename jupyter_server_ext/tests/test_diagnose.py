@@ -62,7 +62,7 @@ CASES = [
     # 1. CPU-only torch next to GPUs: from the version's local tag, or the imported module.
     ("cpu build, from its version", Facts(capture(A5000), probe("2.13.0+cpu")), [("cpu-only-torch", "error")]),
     ("cpu build, imported", Facts(capture(A5000), probe("2.13.0", imported=True)), [("cpu-only-torch", "error")]),
-    ("cpu build without GPUs is fine", Facts(failure("no-devices-were-found.txt"), probe("2.13.0+cpu")), []),
+    ("cpu build without GPUs: no cpu-only finding", Facts(failure("no-devices-were-found.txt"), probe("2.13.0+cpu")), [("gpus-unreadable", "warning")]),
     ("torch that does not import", Facts(capture(A5000), probe("2.5.1+cu121", torch={"version": "2.5.1+cu121", "import_error": "OSError: libcudnn.so.9: cannot open shared object file"})), [("torch-import-fails", "error")]),
     # 2. torch built for a newer CUDA than the driver.
     ("cu124 on a CUDA 11.7 driver", Facts(capture(T4), probe("2.5.1+cu124")), [("torch-cuda-newer-than-driver", "error")]),
@@ -91,7 +91,9 @@ CASES = [
     # 6. nvidia-smi fails while the kernel expects CUDA.
     ("version mismatch with a CUDA torch", Facts(failure("nvml-driver-library-version-mismatch.txt"), probe("2.5.1+cu121")), [("driver-failure", "error")]),
     ("driver not loaded, CUDA_VISIBLE_DEVICES set", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe(cuda_visible_devices="0")), [("driver-failure", "error")]),
-    ("driver not loaded, CPU torch: nothing expected", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe("2.13.0+cpu")), []),
+    ("driver not loaded, CPU torch: only that the GPUs cannot be read", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe("2.13.0+cpu")), [("gpus-unreadable", "warning")]),
+    # 6b. The GPUs cannot be read at all: the CLI's doctor must not say "No problems found".
+    ("no driver library, CPU torch: no GPU here, calmly", Facts(failure("libnvidia-ml-so-not-found.txt"), probe("2.13.0+cpu")), [("gpus-unreadable", "info")]),
     # 7. Memory held on an idle GPU.
     ("14 GiB held at 12 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 12.0}), [("gpu-idle-while-holding-memory", "warning")]),
     ("14 GiB held at 80 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 80.0}), []),

@@ -51,6 +51,29 @@ def test_doctor_reports_the_driver_failure_a_cuda_torch_would_hit(fake_smi, tmp_
     fake_smi.fail(fake_smi_capture("errors/driver-not-loaded-couldnt-communicate.txt"))
     result = run("doctor", "--env", str(environment("plain")), "--source", "nvidia-smi")
     assert "GPUs: none readable (NVIDIA-SMI has failed" in result.stdout
+    # No CUDA torch here, so no driver-failure error; but never "No problems found".
+    assert result.returncode == 0
+    assert "WARNING The GPUs cannot be read" in result.stdout
+    assert (
+        "fix: The NVIDIA kernel module is not loaded: run `sudo modprobe nvidia`" in result.stdout
+    )
+    assert "No problems found." not in result.stdout
+
+
+def test_doctor_on_a_machine_without_a_driver_says_there_is_no_gpu(tmp_path):
+    result = run(
+        "doctor",
+        "--env",
+        str(environment("plain")),
+        "--source",
+        "nvidia-smi",
+        "--nvidia-smi",
+        str(tmp_path / "nvidia-smi"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "INFO    No NVIDIA GPU found on this machine" in result.stdout
+    assert "or point --nvidia-smi at nvidia-smi" in result.stdout
+    assert "No problems found." not in result.stdout
 
 
 def test_doctor_finds_an_environment_by_name_through_its_kernelspec(fake_smi, tmp_path):

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 import tornado
 from jupyterlab_gpu_monitor.config import GpuMonitor
-from jupyterlab_gpu_monitor.metrics import KERNEL_USAGE_SETTING, in_networks
+from jupyterlab_gpu_monitor.metrics import in_networks
+from jupyterlab_gpu_monitor.routes import KERNEL_USAGE_SETTING
 from prometheus_client.parser import text_string_to_metric_families
 from traitlets import TraitError
 

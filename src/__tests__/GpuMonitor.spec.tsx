@@ -1,5 +1,5 @@
 import { nullTranslator } from '@jupyterlab/translation';
-import { fireEvent, render, within } from '@testing-library/react';
+import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 import type uPlot from 'uplot';
 
@@ -280,13 +280,17 @@ describe('GpuMonitor', () => {
       )
     ]);
     const chart = fakeCharts[fakeCharts.length - 1];
-    chart.options.hooks!.setCursor![0]!({
-      cursor: { idx: 0, left: last - 10 },
-      over: chart.over,
-      posToVal: (pixel: number) => pixel
-    } as unknown as uPlot);
-    chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
-    chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
+    // uPlot's hooks and the overlay's events set the chart's state: in act(),
+    // as React's events would be.
+    act(() => {
+      chart.options.hooks!.setCursor![0]!({
+        cursor: { idx: 0, left: last - 10 },
+        over: chart.over,
+        posToVal: (pixel: number) => pixel
+      } as unknown as uPlot);
+      chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
+      chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
+    });
     expect(onRevealCell).toHaveBeenCalledWith('cell-train');
   });
 });

@@ -167,6 +167,7 @@ export type FindingId =
   | 'kernel-not-in-kernelspec-environment'
   | 'conda-and-pip-duplicate'
   | 'driver-failure'
+  | 'gpus-unreadable'
   | 'gpu-idle-while-holding-memory'
   | 'python-older-than-3.11';
 

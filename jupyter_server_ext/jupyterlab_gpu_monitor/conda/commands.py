@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 
@@ -123,12 +124,31 @@ def _report_warnings() -> None:
     logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
 
 
+# The hints name the server's settings; printed by a command, they name its flag instead.
+SETTING_FLAGS = {
+    "GpuMonitor.nvidia_smi_path": "--nvidia-smi",
+    "GpuMonitor.command_timeout": "--timeout",
+    "GpuMonitor.conda_path": "--conda",
+    "GpuMonitor.conda_timeout": "--timeout",
+    "GpuMonitor.source": "--source",
+    "GpuMonitor.prometheus_url": "--prometheus-url",
+    "GpuMonitor.prometheus_selector": "--prometheus-selector",
+    "GpuMonitor.prometheus_bearer_token_file": "--prometheus-bearer-token-file",
+}
+SETTING_NAME = re.compile("|".join(re.escape(setting) for setting in SETTING_FLAGS))
+
+
+def in_command_terms(text: str) -> str:
+    """A hint as a command prints it: each server setting it names becomes the flag."""
+    return SETTING_NAME.sub(lambda match: SETTING_FLAGS[match.group()], text)
+
+
 def failure_text(kind: str, message: str, hint: str) -> str:
     """A failure as the commands print it on stderr: its kind, what happened, what to do."""
     return "\n".join(
         (
             gettext("error ({kind}): {message}").format(kind=kind, message=message),
-            gettext("hint: {hint}").format(hint=hint),
+            gettext("hint: {hint}").format(hint=in_command_terms(hint)),
         )
     )
 

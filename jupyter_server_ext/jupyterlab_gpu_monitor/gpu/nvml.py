@@ -68,8 +68,8 @@ class NvmlSource:
                     "not_installed",
                     gettext("nvidia-ml-py is not installed"),
                     gettext(
-                        "pip install 'jupyterlab-gpu-monitor[nvml]' for NVML readings; "
-                        "nvidia-smi is used meanwhile."
+                        "pip install nvidia-ml-py (a dependency of this extension, missing here) "
+                        "for NVML readings; nvidia-smi is used meanwhile."
                     ),
                 ) from None
             self._nvml = pynvml

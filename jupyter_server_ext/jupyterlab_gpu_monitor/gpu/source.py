@@ -9,7 +9,6 @@ from .errors import GpuReadError, more_telling
 from .model import Snapshot
 from .nvidia_smi import NvidiaSmiSource
 from .nvml import NvmlSource
-from .prometheus import PrometheusSource
 
 SOURCE_NAMES = ("auto", "nvml", "nvidia-smi", "prometheus")
 
@@ -92,6 +91,9 @@ def make_source(
 ) -> GpuSource:
     """The source a ``GpuMonitor.source`` setting names."""
     if setting == "prometheus":
+        # Imported for this setting only: the other sources never need its HTTP client.
+        from .prometheus import PrometheusSource
+
         return PrometheusSource(
             prometheus_url, prometheus_selector, timeout_seconds, prometheus_bearer_token_file
         )
