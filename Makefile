@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist bench translations
+.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations
 
 # Options for jupyter lab: make lab ARGS="--port 8899 --ServerApp.root_dir=~/work". As root (our
 # machines, containers), jupyter refuses to start without --allow-root.
@@ -104,6 +104,14 @@ check-dist: dist
 
 test-ui: install system-deps kernel-envs
 	cd ui-tests && jlpm install && CI=1 jlpm playwright test
+
+# scripts/gpu-check: the wheels a GPU machine without network lacks, and every step of the check
+# that runs without a GPU (against the fake nvidia-smi).
+gpu-check-wheels: install
+	python scripts/gpu-check --prepare-wheels .gpu-check-wheels
+
+gpu-check-dry: install kernel-envs
+	GPU_MONITOR_KERNEL_ENVS=$(KERNEL_ENVS) python scripts/gpu-check --dry-run build/gpu-check
 
 bench: install
 	python bench/startup.py

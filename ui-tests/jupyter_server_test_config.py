@@ -60,3 +60,7 @@ for kernel_name, python in TEST_KERNEL_PYTHONS.items():
 os.environ["JUPYTER_PATH"] = os.pathsep.join(
     filter(None, [str(TEST_KERNELS / "jupyter"), os.environ.get("JUPYTER_PATH")])
 )
+
+# Jupyter Notebook 7's pages (/tree, /notebooks/...) on the same server, with the application
+# reachable from the tests as window.jupyterapp, as galata makes JupyterLab's.
+c.JupyterNotebookApp.expose_app_in_browser = True  # noqa: F821

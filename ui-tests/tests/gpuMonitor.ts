@@ -3,7 +3,7 @@ import {
   IJupyterLabPageFixture,
   test as galataTest
 } from '@jupyterlab/galata';
-import { Locator } from '@playwright/test';
+import { Locator, Page } from '@playwright/test';
 import * as path from 'path';
 
 import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
@@ -76,7 +76,7 @@ export interface IServerKernel {
  * The kernel of a notebook, once the server lists it.
  */
 export async function notebookKernel(
-  page: IJupyterLabPageFixture,
+  page: Page,
   baseURL: string,
   notebookPath: string
 ): Promise<IServerKernel> {
@@ -100,7 +100,7 @@ export async function notebookKernel(
  * @returns the kernel
  */
 export async function holdGpuMemory(
-  page: IJupyterLabPageFixture,
+  page: Page,
   baseURL: string,
   notebookPath: string,
   capture: { xml?: string; pid: string; memoryMiB: number } = {
@@ -128,7 +128,7 @@ export async function holdGpuMemory(
  * This server's kernels, as the server extension lists them.
  */
 export async function serverKernels(
-  page: IJupyterLabPageFixture,
+  page: Page,
   baseURL: string
 ): Promise<IServerKernel[]> {
   const response = await page.request.get(`${baseURL}/gpu-monitor/api/kernels`);

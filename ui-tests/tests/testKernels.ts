@@ -24,19 +24,10 @@ export const KERNEL_ENVS =
   path.resolve(__dirname, '..', '..', '.kernel-envs');
 
 /**
- * Write a notebook of code cells that starts the given kernel, open it, and
- * wait until its kernel is idle.
- *
- * @returns the notebook's path
+ * A notebook of code cells, never run, that starts the given kernel.
  */
-export async function openNotebookWith(
-  page: IJupyterLabPageFixture,
-  folder: string,
-  name: string,
-  kernel: string,
-  sources: string[] = []
-): Promise<string> {
-  const notebook = {
+export function notebookOf(kernel: string, sources: string[]): object {
+  return {
     cells: sources.map(source => ({
       cell_type: 'code',
       execution_count: null,
@@ -50,9 +41,24 @@ export async function openNotebookWith(
     nbformat: 4,
     nbformat_minor: 5
   };
+}
+
+/**
+ * Write a notebook of code cells that starts the given kernel, open it, and
+ * wait until its kernel is idle.
+ *
+ * @returns the notebook's path
+ */
+export async function openNotebookWith(
+  page: IJupyterLabPageFixture,
+  folder: string,
+  name: string,
+  kernel: string,
+  sources: string[] = []
+): Promise<string> {
   const notebookPath = `${folder}/${name}`;
   await page.contents.uploadContent(
-    JSON.stringify(notebook),
+    JSON.stringify(notebookOf(kernel, sources)),
     'text',
     notebookPath
   );
