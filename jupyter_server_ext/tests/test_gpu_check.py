@@ -26,8 +26,9 @@ from .test_probe import environment
 
 sys.path.insert(0, str(REPO / "scripts"))
 
+from gpu_check import wheels
 from gpu_check.compare import compare, compare_moment
-from gpu_check.readings import agreement, source_readings
+from gpu_check.readings import agreement, nvml_memory, source_readings
 from gpu_check.timing import loop_blocking, read_costs
 
 CAPTURE = SMI_FIXTURES / "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"
@@ -144,6 +145,35 @@ async def test_nvml_and_nvidia_smi_reads_are_timed_in_turns_and_the_loop_watched
     assert blocking["reads"] >= 3 and blocking["reading"]["ticks"] > 10
 
 
+class MemoryNvml(A10gNvml):
+    """NVML on a driver of 510 or later: v1 counts the reserved memory as used, v2 does not."""
+
+    nvmlMemory_v2 = pynvml.nvmlMemory_v2
+
+    def nvmlDeviceGetMemoryInfo(self, handle, version=None):
+        if version is None:
+            return SimpleNamespace(total=23028 * MIB, used=460 * MIB, free=22568 * MIB)
+        if handle["MemoryInfo"] == "v1 only":
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)
+        return SimpleNamespace(
+            total=23028 * MIB, reserved=438 * MIB, used=22 * MIB, free=22568 * MIB
+        )
+
+
+def test_nvml_memory_gives_both_structures_and_why_one_is_missing():
+    found = nvml_memory(MemoryNvml([a10g(), a10g(MemoryInfo="v1 only")]))
+    assert found["0"]["v1"] == {"total": 23028 * MIB, "used": 460 * MIB, "free": 22568 * MIB}
+    assert found["0"]["v2"]["reserved"] + found["0"]["v2"]["used"] == found["0"]["v1"]["used"]
+    assert "NVMLError_FunctionNotFound" in found["1"]["v2"]["error"] and "used" in found["1"]["v1"]
+    assert "NVMLError_LibraryNotFound" in nvml_memory()["error"]  # no driver here
+
+
+def test_wheels_that_do_not_install_are_a_reason_not_the_end(tmp_path):
+    assert wheels.install(tmp_path).startswith(f"no wheels in {tmp_path}")
+    (tmp_path / "broken-1.0-py3-none-any.whl").write_bytes(b"not a zip")
+    assert wheels.install(tmp_path).startswith("pip exited with")
+
+
 @pytest.fixture(scope="module")
 def dry_run(tmp_path_factory):
     """One dry run for the tests below (it takes about 20 s); its output folder."""
@@ -200,6 +230,11 @@ def test_dry_run_compares_every_reading_of_both_nvidia_smi_formats(dry_run):
             assert READINGS <= set(found["fields_compared"]), (phase, right)
         nvml = by_pair[(phase, "nvml", "nvidia-smi")]
         assert nvml["status"] == "skip" and "not_installed" in nvml["skipped"]
+    nvml_memory_bytes = read(dry_run, "comparisons.json")["nvml_memory_bytes"]
+    assert {phase: set(found) for phase, found in nvml_memory_bytes.items()} == {
+        "idle": {"error"},
+        "busy": {"error"},
+    }
 
 
 def test_dry_run_joins_the_kernel_to_its_notebook_and_reports_its_memory(dry_run):

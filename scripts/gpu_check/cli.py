@@ -25,10 +25,9 @@ def main(argv: list[str], description: str) -> int:
         return wheels.prepare(options.prepare_wheels)
     if options.out is None:
         parser.error("the output folder is missing")
-    if options.wheels is not None:
-        wheels.install(options.wheels)
+    install_failure = wheels.install(options.wheels) if options.wheels is not None else None
     from .run import check, default_kernel_python
 
     kernel_python = options.kernel_python or default_kernel_python(options.dry_run)
     options.out.mkdir(parents=True, exist_ok=True)
-    return asyncio.run(check(options.out, options.dry_run, kernel_python))
+    return asyncio.run(check(options.out, options.dry_run, kernel_python, install_failure))

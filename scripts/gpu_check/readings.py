@@ -5,11 +5,13 @@
   same second (the XML between two CSV reads).
 - The CSV with units, and without a header, against the CSV our source reads: what users
   paste into bug reports is read as what we ask for.
+- NVML's two memory structures as they are, for a memory difference between the sources.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
@@ -140,3 +142,42 @@ def capture_agreements(phase: str, captured: dict[str, Capture]) -> list[Agreeme
         agreement(phase, with_units, [ours]),
         agreement(phase, headerless, [ours]),
     ]
+
+
+def nvml_memory(nvml: Any = None) -> dict[str, Any]:
+    """Each GPU's memory as NVML's v1 and v2 calls give it, in bytes, or why they did not
+    (``nvml``: pynvml, or a stand-in). v1, what our NVML source reads, counts in ``used`` the
+    memory the driver reserves for itself (hundreds of MiB since driver 510); v2 and
+    nvidia-smi leave it out: a used-memory difference near ``reserved`` is that, not drift."""
+    try:
+        if nvml is None:
+            import pynvml as nvml
+        nvml.nvmlInit()
+    except Exception as error:  # not installed, no driver
+        return {"error": f"{type(error).__name__}: {error}"}
+    # The image's own nvidia-ml-py may predate the v2 structure (11.510).
+    version = getattr(nvml, "nvmlMemory_v2", None)
+    try:
+        gpus = {}
+        for index in range(nvml.nvmlDeviceGetCount()):
+            handle = nvml.nvmlDeviceGetHandleByIndex(index)
+            gpus[str(index)] = {
+                "v1": _memory(nvml.nvmlDeviceGetMemoryInfo, handle),
+                "v2": _memory(nvml.nvmlDeviceGetMemoryInfo, handle, version)
+                if version is not None
+                else {"error": "this nvidia-ml-py has no nvmlMemory_v2"},
+            }
+        return gpus
+    except nvml.NVMLError as error:
+        return {"error": f"{type(error).__name__}: {error}"}
+    finally:
+        nvml.nvmlShutdown()
+
+
+def _memory(call, *args) -> dict[str, Any]:
+    try:
+        found = call(*args)
+    except Exception as error:  # NVMLError: a driver older than the v2 call (510)
+        return {"error": f"{type(error).__name__}: {error}"}
+    names = ("total", "reserved", "used", "free")
+    return {name: getattr(found, name) for name in names if hasattr(found, name)}

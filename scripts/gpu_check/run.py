@@ -17,12 +17,19 @@ from pathlib import Path
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource
 
+from . import holder as holder_module
 from .captures import Capture, bundle, capture
 from .checks import Verdicts
 from .compare import NOT_COMPARED, TOLERANCES
 from .dry import DryMachine
-from .readings import Agreement, Reading, agreement, capture_agreements, source_readings
-from .server_check import HOLDER, check_server
+from .readings import (
+    Agreement,
+    Reading,
+    agreement,
+    capture_agreements,
+    nvml_memory,
+    source_readings,
+)
 from .timing import loop_blocking, read_costs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,6 +38,9 @@ KERNEL_ENVS = Path(os.environ.get("GPU_MONITOR_KERNEL_ENVS", REPO / ".kernel-env
 # Far above a CUDA context (about 500 MiB) and the held-memory rule (1000 MiB); nothing on a
 # 141 GB card.
 HOLD_MIB = 2048
+# cuInit and a 2 GiB allocation take seconds, torch's cold import (the fallback) tens; a
+# holder silent this long is hung, and waiting on would spend the run's time limit.
+HOLD_TIMEOUT_SECONDS = 90
 NVIDIA_SMI_TIMEOUT_SECONDS = 15.0
 # A read that holds the event loop this long is a blocking call, not scheduling noise.
 MAX_LOOP_LAG_MS = 50.0
@@ -69,6 +79,7 @@ class Run:
         self.verdicts = Verdicts()
         self.captures: list[Capture] = []
         self.agreements: list[Agreement] = []
+        self.nvml_memory: dict[str, dict] = {}
         self.timings: dict = {}
         self.server: dict = {}
         self.holder: dict = {}
@@ -82,13 +93,16 @@ class Run:
         else:
             self.verdicts.expect(name, condition, detail)
 
-    async def all_steps(self) -> None:
-        """Idle, busy (with the timings), the server; each in its own step."""
+    async def all_steps(self, machine: dict) -> None:
+        """Idle, busy (with the timings), the server; each in its own step, the folder written
+        after each, so that a run stopped at its time limit brings back the steps before."""
         for name, step in (("idle", self.idle), ("busy", self.busy), ("server", self.serve)):
+            print(f"step {name}", flush=True)
             started = time.monotonic()
             with self.verdicts.step(name):
                 await step()
             self.seconds[name] = round(time.monotonic() - started, 2)
+            self.write(machine)
 
     async def idle(self) -> None:
         """Nothing of ours on the GPU; what the GPUs are, for the captures' manifest."""
@@ -111,6 +125,12 @@ class Run:
             )
         finally:
             sources["nvml"].close()
+        try:
+            self.nvml_memory[phase] = await asyncio.wait_for(
+                asyncio.to_thread(nvml_memory), NVIDIA_SMI_TIMEOUT_SECONDS
+            )
+        except asyncio.TimeoutError:  # a hung NVML: the sources' reads above said so too
+            self.nvml_memory[phase] = {"error": "NVML did not answer"}
         captured = await capture(phase, "nvidia-smi", NVIDIA_SMI_TIMEOUT_SECONDS)
         self.captures += captured.values()
         for one in captured.values():
@@ -142,11 +162,11 @@ class Run:
         """A process holds GPU memory and keeps the GPU busy: the busy phase and the timings."""
         # The driver's own library first: torch is tried in the kernel, so both ways run.
         holder = await asyncio.create_subprocess_exec(
-            sys.executable, str(HOLDER), str(HOLD_MIB), "driver", "torch",
+            sys.executable, holder_module.__file__, str(HOLD_MIB), "driver", "torch",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )  # fmt: skip
         try:
-            line = await asyncio.wait_for(holder.stdout.readline(), 180)
+            line = await asyncio.wait_for(holder.stdout.readline(), HOLD_TIMEOUT_SECONDS)
             if not line:
                 raise RuntimeError(f"the holder exited with {await holder.wait()}, holding nothing")
             self.holder = json.loads(line)
@@ -221,6 +241,10 @@ class Run:
 
     async def serve(self) -> None:
         """The real server and kernel."""
+        # Imported here: it needs the carried wheels (tornado, jupyter_client), which the steps
+        # before do not, so that they run even where the wheels did not install.
+        from .server_check import check_server
+
         await check_server(
             self.work / "server",
             self.out / "jupyter-server.log",
@@ -242,6 +266,7 @@ class Run:
             "tolerances": {name: tolerance.describe() for name, tolerance in TOLERANCES.items()},
             "not_compared": NOT_COMPARED,
             "comparisons": [found.to_json() for found in self.agreements],
+            "nvml_memory_bytes": self.nvml_memory,
         }
         documents = {
             "comparisons.json": comparisons,
@@ -312,14 +337,18 @@ def default_kernel_python(dry: bool) -> str:
     return sys.executable
 
 
-async def check(out: Path, dry: bool, kernel_python: str) -> int:
-    """The whole check into ``out`` (a folder that exists); 0 when no verdict failed."""
+async def check(out: Path, dry: bool, kernel_python: str, install_failure: str | None) -> int:
+    """The whole check into ``out`` (a folder that exists); 0 when no verdict failed.
+    ``install_failure``: why the carried wheels did not install, if they did not."""
     started = time.monotonic()
+    machine = machine_facts(dry, kernel_python)
     with tempfile.TemporaryDirectory(prefix="gpu-check-") as scratch:
         work = Path(scratch)
         run = Run(out, work, DryMachine(work) if dry else None, kernel_python)
-        await run.all_steps()
+        if install_failure is not None:
+            run.verdicts.expect("the carried wheels install with no index", False, install_failure)
+        await run.all_steps(machine)
     run.seconds["total"] = round(time.monotonic() - started, 2)
-    run.write(machine_facts(dry, kernel_python))
+    run.write(machine)
     print("\n".join(run.summary()))
     return 1 if run.verdicts.failed else 0

@@ -32,6 +32,9 @@ INTERVAL_SECONDS = 0.5
 # How far two reads of a held buffer's memory may be apart: what the allocator may add between
 # reads (a context's workspace), far below any held amount.
 MEMORY_TOLERANCE_MIB = 16
+# The longest one cell may take: a cold torch import and CUDA's start take tens of seconds; a
+# kernel silent longer is hung, and waiting on would spend the run's time limit.
+KERNEL_TIMEOUT_SECONDS = 120
 HOLDER = Path(__file__).with_name("holder.py")
 
 # Runs in the kernel: the holder's own code, torch first as a notebook would, its facts kept.
@@ -100,7 +103,7 @@ class Kernel:
 
     async def run(self, code: str) -> None:
         """Run ``code`` as a cell; RuntimeError with the kernel's traceback when it fails."""
-        reply = await self._client.execute(code, reply=True, timeout=300)
+        reply = await self._client.execute(code, reply=True, timeout=KERNEL_TIMEOUT_SECONDS)
         if reply["content"]["status"] != "ok":
             raise RuntimeError("\n".join(reply["content"].get("traceback", []))[-2000:])
 
@@ -109,7 +112,7 @@ class Kernel:
         it: its JSON when it offers one, else its repr read back; None when it raised."""
         reply = await self._client.execute(
             "", silent=True, store_history=False, user_expressions={"x": expression},
-            reply=True, timeout=300,
+            reply=True, timeout=KERNEL_TIMEOUT_SECONDS,
         )  # fmt: skip
         result = reply["content"]["user_expressions"]["x"]
         if result["status"] != "ok":

@@ -25,8 +25,11 @@ PLATFORMS = (
     "manylinux_2_28_x86_64",
     "manylinux_2_27_x86_64",
     "manylinux_2_26_x86_64",
+    "manylinux_2_24_x86_64",
     "manylinux_2_17_x86_64",
     "manylinux2014_x86_64",
+    "manylinux_2_12_x86_64",
+    "manylinux2010_x86_64",
     "manylinux_2_5_x86_64",
     "manylinux1_x86_64",
 )
@@ -50,6 +53,10 @@ def requirements() -> list[str]:
 def prepare(folder: Path) -> int:
     """Download every wheel the check needs there into ``folder``; pip's exit status."""
     folder.mkdir(parents=True, exist_ok=True)
+    # An earlier download's wheels would stay beside newer versions of the same packages, and
+    # two versions of one package stop the whole install there.
+    for stale in folder.glob("*.whl"):
+        stale.unlink()
     platforms = [argument for tag in PLATFORMS for argument in ("--platform", tag)]
     command = [
         sys.executable, "-m", "pip", "download", "--only-binary=:all:",
@@ -63,18 +70,23 @@ def prepare(folder: Path) -> int:
     return status
 
 
-def install(folder: Path) -> None:
+def install(folder: Path) -> str | None:
     """Install the wheels of ``folder`` (no index, no resolution: they are the whole tree) into
-    ``SITE``, first on this process's path and on that of every process it starts."""
+    ``SITE``, first on this process's path and on that of every process it starts; why not,
+    when they did not install (the GPU steps run without them, the server step cannot)."""
     wheels = sorted(str(wheel) for wheel in folder.glob("*.whl"))
     if not wheels:
-        raise SystemExit(f"no wheels in {folder}: make them with --prepare-wheels {folder}")
-    subprocess.run(
+        return f"no wheels in {folder}: make them with --prepare-wheels {folder}"
+    finished = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-compile",
          "--no-cache-dir", "--upgrade", "--target", str(SITE), *wheels],
-        check=True,
+        capture_output=True, text=True, check=False,
     )  # fmt: skip
+    print(finished.stdout + finished.stderr, end="", flush=True)
+    if finished.returncode != 0:
+        return f"pip exited with {finished.returncode}: {finished.stderr[-600:]}"
     sys.path.insert(0, str(SITE))
     importlib.invalidate_caches()
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(SITE), path] if path else [str(SITE)])
+    return None
