@@ -24,7 +24,8 @@ export const SETTINGS_DEFAULTS = {
   model: { refreshInterval: 1 },
   panel: {
     historyWindow: 300,
-    charts: { utilization: true, memory: true, temperature: true, power: true }
+    charts: { utilization: true, memory: true, temperature: true, power: true },
+    freeGpuMinFreePercent: 20
   },
   reproducibility: {
     seed: 42,

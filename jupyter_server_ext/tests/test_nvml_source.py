@@ -82,6 +82,7 @@ class StandInNvml:
     NVML_TEMPERATURE_GPU = pynvml.NVML_TEMPERATURE_GPU
     NVML_CLOCK_SM = pynvml.NVML_CLOCK_SM
     NVML_DEVICE_MIG_ENABLE = pynvml.NVML_DEVICE_MIG_ENABLE
+    nvmlMemory_v2 = pynvml.nvmlMemory_v2
 
     def __init__(self, devices: list[dict]):
         self.devices = devices
@@ -117,6 +118,11 @@ class StandInNvml:
             raise AttributeError(name)
         key = name[len("nvmlDeviceGet") :]
         return lambda handle, *args: self._answer(handle, key)
+
+    def nvmlDeviceGetMemoryInfo(self, handle, version=None):
+        # The v2 call (a version given) answers "MemoryInfo_v2" where the table has one.
+        key = "MemoryInfo_v2" if version is not None and "MemoryInfo_v2" in handle else "MemoryInfo"
+        return self._answer(handle, key)
 
     def nvmlSystemGetProcessName(self, pid):
         return {4242: "python", 4343: "train.py"}.get(pid, "?")
@@ -154,6 +160,27 @@ async def test_unsupported_field_is_null_and_units_are_converted():
     assert (gpu.power_draw_w, gpu.power_limit_w) == (312.5, 400.0)
     assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.utilization_gpu) == (30000, 81920, 87)
     assert [(p.pid, p.name, p.used_memory_mib) for p in gpu.processes] == [(4242, "python", 29000)]
+
+
+# An idle 80 GB card as driver 510+ reports it: v1's "used" counts the 480 MiB the driver
+# reserves (the H100 capture's <reserved>), which nvidia-smi lists apart.
+IDLE_V1 = SimpleNamespace(total=81559 * MIB, used=480 * MIB, free=81079 * MIB)
+IDLE_V2 = SimpleNamespace(total=81559 * MIB, reserved=480 * MIB, used=0, free=81079 * MIB)
+
+
+async def test_memory_used_leaves_out_what_the_driver_reserves_as_nvidia_smi_does():
+    idle = _device(MemoryInfo=IDLE_V1, MemoryInfo_v2=IDLE_V2)
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([idle])).sample()).gpus
+    assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (0, 81079, 81559)
+
+
+async def test_memory_falls_back_to_v1_where_the_driver_has_no_v2_call():
+    old_driver = _device(
+        MemoryInfo=IDLE_V1,
+        MemoryInfo_v2=pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND),
+    )
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([old_driver])).sample()).gpus
+    assert gpu.memory_used_mib == 480 and "memory_total_mib" not in gpu.unavailable
 
 
 async def test_lost_gpu_is_that_gpus_error_and_the_others_still_read():

@@ -60,6 +60,7 @@ function renderPanel(
       onWindowChange={jest.fn()}
       onExport={jest.fn()}
       notebook={null}
+      freeGpuMinFreeShare={0.2}
       onRevealCell={jest.fn()}
       actions={fakeActions()}
       trans={trans}

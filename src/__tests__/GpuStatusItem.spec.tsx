@@ -32,17 +32,22 @@ describe('GpuStatusItem', () => {
 
     model.watch();
     await model.refresh();
-    expect((await button()).textContent).toBe('GPU 0% · 21.9/24.0 GiB');
+    expect((await button()).textContent).toBe(
+      '2 GPUs · max 0 % · 21.9/24.0 GiB'
+    );
     expect((await button()).title).toMatch(/^GPU 0, the busiest of 2/);
 
     item.mode = 'sum';
-    expect((await button()).textContent).toBe('GPU 0% · 38.8/48.0 GiB');
+    expect((await button()).textContent).toBe(
+      '2 GPUs · mean 0 % · 38.8/48.0 GiB'
+    );
+    expect(item.hasClass('jp-mod-error')).toBe(false);
 
     (await button()).click();
     expect(onOpen).toHaveBeenCalledTimes(1);
   });
 
-  it('says n/a, with the reason as its tooltip, when the server fails', async () => {
+  it('marks an error, with the reason as its tooltip, when the server fails', async () => {
     const server = fakeServer(() =>
       jsonResponse({ message: 'Not Found', reason: null }, 404)
     );
@@ -53,9 +58,38 @@ describe('GpuStatusItem', () => {
     model.watch();
     await model.refresh();
 
-    expect((await button()).textContent).toBe('GPU n/a');
+    expect((await button()).textContent).toBe('⚠ GPU error');
+    expect(item.hasClass('jp-mod-error')).toBe(true);
     expect((await button()).title).toBe(
       'The GPU monitor server extension is not enabled on this Jupyter server.'
     );
+  });
+
+  it('says "No GPU", calmly, on a machine without an NVIDIA driver', async () => {
+    const server = fakeServer(() =>
+      jsonResponse({
+        source: null,
+        timestamp: 1,
+        driver_version: null,
+        cuda_version: null,
+        gpus: [],
+        error: {
+          kind: 'not_installed',
+          message:
+            'NVML: NVML Shared Library Not Found; nvidia-smi was not found',
+          hint: 'Install the NVIDIA driver.'
+        }
+      })
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+    item = new GpuStatusItem({ model, onOpen: jest.fn() });
+    Widget.attach(item, document.body);
+
+    model.watch();
+    await model.refresh();
+
+    expect((await button()).textContent).toBe('No GPU');
+    expect(item.hasClass('jp-mod-error')).toBe(false);
+    expect((await button()).title).toMatch(/^NVML: NVML Shared Library/);
   });
 });

@@ -6,8 +6,10 @@ import { nullTranslator } from '@jupyterlab/translation';
 import {
   cudaVisibleDevicesSource,
   gpuLoads,
+  IRoomNeeded,
   isCudaVisibleDevicesCell,
-  leastUsed
+  leastUsed,
+  noRoomText
 } from '../gpu/freeGpu';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { formatAge, formatDuration } from '../gpu/units';
@@ -15,10 +17,21 @@ import {
   a100MigSnapshot,
   a5000History,
   a5000Snapshot,
-  repeatedHistory
+  repeatedHistory,
+  v100sX8Snapshot
 } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * The panel's default rule: a fifth of the card free, no recorded need.
+ */
+const DEFAULT_ROOM: IRoomNeeded = { need: null, minFreeShare: 0.2 };
+
+/**
+ * No room needed: for the tests of how busy a GPU has been.
+ */
+const ANY_ROOM: IRoomNeeded = { need: null, minFreeShare: 0 };
 
 describe('the least used GPU', () => {
   it('is the A5000 with the less memory in use, both idle', () => {
@@ -33,7 +46,7 @@ describe('the least used GPU', () => {
     ]);
     expect(loads[0].memoryShare).toBeCloseTo(22437 / 24564, 3);
     expect(loads[0].utilizationPercent).toBe(0);
-    expect(leastUsed(loads)?.index).toBe(1);
+    expect(leastUsed(loads, DEFAULT_ROOM)?.index).toBe(1);
   });
 
   it('weighs the last minutes of utilisation, not only the memory now', () => {
@@ -51,7 +64,7 @@ describe('the least used GPU', () => {
     const loads = gpuLoads(snapshot, history);
 
     expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 97]);
-    expect(leastUsed(loads)?.index).toBe(0);
+    expect(leastUsed(loads, ANY_ROOM)?.index).toBe(0);
   });
 
   it('uses the readings of the snapshot when the history stopped long before', () => {
@@ -75,12 +88,53 @@ describe('the least used GPU', () => {
     const snapshot = a5000Snapshot();
     snapshot.gpus[1].utilization_gpu = 100;
 
-    expect(leastUsed(gpuLoads(snapshot, null))?.index).toBe(0);
+    expect(leastUsed(gpuLoads(snapshot, null), ANY_ROOM)?.index).toBe(0);
   });
 
   it('never picks a GPU split into MIG instances', () => {
     expect(gpuLoads(a100MigSnapshot(), null)).toEqual([]);
-    expect(leastUsed([])).toBeNull();
+    expect(leastUsed([], DEFAULT_ROOM)).toBeNull();
+  });
+});
+
+describe('a GPU proposed as free', () => {
+  it('must have room: none of eight nearly full V100S is, and the hint says why', () => {
+    // GPU 3 is the least busy (23 %) but has 411 MiB of 32 GiB free; the
+    // old rule, averaging memory share and utilisation, proposed it.
+    const loads = gpuLoads(v100sX8Snapshot(), null);
+
+    expect(loads).toHaveLength(8);
+    expect(leastUsed(loads, DEFAULT_ROOM)).toBeNull();
+    expect(noRoomText(loads, DEFAULT_ROOM, trans)).toBe(
+      'No GPU has 20 % of its memory free; the most free: GPU 7, 2.9 GiB.'
+    );
+  });
+
+  it('needs only the room the notebook recorded, per GPU, when it has one', () => {
+    const loads = gpuLoads(v100sX8Snapshot(), null);
+    const small: IRoomNeeded = {
+      need: { peakMemoryMiB: 800, gpuCount: 1, gpuName: null, date: null },
+      minFreeShare: 0.2
+    };
+    // 800 MiB fit on GPU 0 (821 MiB free, 97 %), 1, 2, 4 and 7: of these
+    // GPU 1 (75 %) is the least busy.
+    expect(leastUsed(loads, small)?.index).toBe(1);
+
+    const large: IRoomNeeded = {
+      need: { peakMemoryMiB: 12000, gpuCount: 2, gpuName: null, date: null },
+      minFreeShare: 0.2
+    };
+    expect(leastUsed(loads, large)).toBeNull();
+    expect(noRoomText(loads, large, trans)).toBe(
+      'No GPU has the 5.9 GiB this notebook needed free; the most free: GPU 7, 2.9 GiB.'
+    );
+  });
+
+  it('is the least used of those with room on two A5000s', () => {
+    // GPU 0 has 1678 MiB free (6.8 %): only GPU 1 (6862 MiB) has a fifth.
+    const loads = gpuLoads(a5000Snapshot(), null);
+    expect(leastUsed(loads, { need: null, minFreeShare: 0.5 })).toBeNull();
+    expect(leastUsed(loads, DEFAULT_ROOM)?.index).toBe(1);
   });
 });
 

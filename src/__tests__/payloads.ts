@@ -13,6 +13,9 @@
  *   `errors/driver-not-loaded-couldnt-communicate.txt`.
  * - `a100-mig-snapshot.json`: `jupyter-gpu-monitor snapshot --json --from
  *   xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml` (MIG on).
+ * - `tesla-v100s-x8-snapshot.json`: the same, `--from
+ *   xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml` (eight V100S of
+ *   32 GiB, all nearly full, 353 to 3009 MiB free).
  *
  * The kernel payloads come from a `jupyter server` (interval 1 s,
  * `idle_seconds` 3) with two notebook sessions, `train.ipynb` and
@@ -42,6 +45,7 @@ import A5000_KERNELS from './fixtures/rtx-a5000-x2-kernels.json';
 import A5000_SNAPSHOT from './fixtures/rtx-a5000-x2-snapshot.json';
 import T4_KERNEL_SNAPSHOT from './fixtures/tesla-t4-kernel-snapshot.json';
 import T4_KERNEL_SPANS from './fixtures/tesla-t4-kernel-spans.json';
+import V100S_X8 from './fixtures/tesla-v100s-x8-snapshot.json';
 
 /**
  * A deep copy of a recorded payload, so that a test cannot change another's.
@@ -106,6 +110,14 @@ export function t4KernelSpans(): ISpansAnswer {
  */
 export function a100MigSnapshot(): IGpuSnapshot {
   return copy<IGpuSnapshot>(A100_MIG);
+}
+
+/**
+ * Eight Tesla V100S, 32510 MiB each, all nearly full: GPU 3 has 411 MiB
+ * free at 23 %, GPU 7 the most free (3009 MiB) at 99 %.
+ */
+export function v100sX8Snapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(V100S_X8);
 }
 
 /**

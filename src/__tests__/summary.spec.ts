@@ -16,10 +16,13 @@ describe('the status bar summary', () => {
       gpuIndex: 0,
       gpuCount: 2,
       utilizationPercent: 0,
+      migMode: false,
       memoryUsedMiB: 22437,
       memoryTotalMiB: 24564
     });
-    expect(summaryText(summary!, trans)).toBe('GPU 0% · 21.9/24.0 GiB');
+    expect(summaryText(summary!, trans)).toBe(
+      '2 GPUs · max 0 % · 21.9/24.0 GiB'
+    );
     expect(summaryTitle(summary!, trans)).toMatch(/^GPU 0, the busiest of 2/);
   });
 
@@ -28,7 +31,9 @@ describe('the status bar summary', () => {
       a5000At(1, { 1: { utilization_gpu: 37 } }),
       'busiest'
     );
-    expect(summaryText(summary!, trans)).toBe('GPU 37% · 16.8/24.0 GiB');
+    expect(summaryText(summary!, trans)).toBe(
+      '2 GPUs · max 37 % · 16.8/24.0 GiB'
+    );
   });
 
   it('sums the memory of all GPUs and averages their utilisation', () => {
@@ -37,13 +42,23 @@ describe('the status bar summary', () => {
       'sum'
     );
     expect(summary?.gpuIndex).toBeNull();
-    expect(summaryText(summary!, trans)).toBe('GPU 19% · 38.8/48.0 GiB');
+    expect(summaryText(summary!, trans)).toBe(
+      '2 GPUs · mean 19 % · 38.8/48.0 GiB'
+    );
     expect(summaryTitle(summary!, trans)).toMatch(/of all 2 GPUs/);
   });
 
-  it('says n/a where no GPU reports utilisation (MIG), and has nothing without GPUs', () => {
+  it('says MIG where MIG instances have no utilisation, n/a where it was not read, and has nothing without GPUs', () => {
     const mig = summarize(a100MigSnapshot(), 'sum');
-    expect(summaryText(mig!, trans)).toBe('GPU n/a · 0.0/80.0 GiB');
+    expect(summaryText(mig!, trans)).toBe('GPU 0 · MIG · 0.0/80.0 GiB');
+    const unread = summarize(
+      a5000At(1, {
+        0: { utilization_gpu: null },
+        1: { utilization_gpu: null }
+      }),
+      'busiest'
+    );
+    expect(summaryText(unread!, trans)).toBe('2 GPUs · n/a · 21.9/24.0 GiB');
     expect(summaryTitle(mig!, trans)).toMatch(/^GPU utilization and memory/);
     expect(summarize(driverNotLoadedSnapshot(), 'busiest')).toBeNull();
   });

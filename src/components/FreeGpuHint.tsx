@@ -4,7 +4,9 @@ import * as React from 'react';
 import {
   FREE_GPU_WINDOW_SECONDS,
   gpuLoads,
+  IRoomNeeded,
   leastUsed,
+  noRoomText,
   useGpusCaption
 } from '../gpu/freeGpu';
 import { formatMemory, formatPercent } from '../gpu/units';
@@ -29,6 +31,10 @@ export namespace FreeGpuHint {
      */
     history: IGpuTimeSeries;
     /**
+     * The room a GPU must have free to be proposed.
+     */
+    room: IRoomNeeded;
+    /**
      * What the button does.
      */
     actions: IPanelActions;
@@ -41,19 +47,24 @@ export namespace FreeGpuHint {
 
 /**
  * On a machine with several GPUs, the least used one over the last minutes
- * (memory and utilisation) and a button that points the current notebook
- * at it.
+ * (memory and utilisation) among those with the room needed, and a button
+ * that points the current notebook at it; or why none has the room.
  */
 export function FreeGpuHint(
   props: FreeGpuHint.IProps
 ): React.ReactElement | null {
-  const { snapshot, history, actions, trans } = props;
+  const { snapshot, history, room, actions, trans } = props;
   const notebookOpen = actions.canUseGpus();
   const loads = gpuLoads(snapshot, history);
   if (loads.length < 2) {
     return null;
   }
-  const least = leastUsed(loads)!;
+  const least = leastUsed(loads, room);
+  if (least === null) {
+    return (
+      <p className="jp-GpuMonitor-freeGpu">{noRoomText(loads, room, trans)}</p>
+    );
+  }
   const use = trans.__('Use GPU %1 in the current notebook', least.index);
   return (
     <p className="jp-GpuMonitor-freeGpu">

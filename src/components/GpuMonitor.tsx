@@ -53,6 +53,11 @@ export namespace GpuMonitor {
      */
     notebook: INotebookGpuRuns | null;
     /**
+     * The share of a card's memory, from 0 to 1, that must be free for the
+     * least used GPU to be proposed when the notebook recorded no need.
+     */
+    freeGpuMinFreeShare: number;
+    /**
      * Called with a cell's id when its band on a chart is clicked.
      */
     onRevealCell: (cellId: string) => void;
@@ -181,6 +186,10 @@ namespace Private {
         <FreeGpuHint
           snapshot={snapshot}
           history={model.history}
+          room={{
+            need: notebook?.need ?? null,
+            minFreeShare: props.freeGpuMinFreeShare
+          }}
           actions={actions}
           trans={trans}
         />

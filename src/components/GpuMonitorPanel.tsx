@@ -72,6 +72,20 @@ export class GpuMonitorPanel extends WatchingPanel {
   }
 
   /**
+   * How much of a card's memory must be free, in percent, for the least
+   * used GPU to be proposed when the notebook recorded no need.
+   */
+  get freeGpuMinFreePercent(): number {
+    return this._freeGpuMinFreePercent;
+  }
+  set freeGpuMinFreePercent(percent: number) {
+    if (percent !== this._freeGpuMinFreePercent) {
+      this._freeGpuMinFreePercent = percent;
+      this.update();
+    }
+  }
+
+  /**
    * Emitted when the window changes, e.g. when the user picks another.
    */
   get windowChanged(): ISignal<this, number> {
@@ -136,6 +150,7 @@ export class GpuMonitorPanel extends WatchingPanel {
           }}
           onExport={() => this.exportCsv()}
           notebook={this._cellRuns?.current ?? null}
+          freeGpuMinFreeShare={this._freeGpuMinFreePercent / 100}
           onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
           actions={this._actions}
           trans={trans}
@@ -158,6 +173,8 @@ export class GpuMonitorPanel extends WatchingPanel {
   private _trans: TranslationBundle;
   private _windowSeconds: number = SETTINGS_DEFAULTS.panel.historyWindow;
   private _charts: readonly ChartKind[] = CHART_KINDS;
+  private _freeGpuMinFreePercent: number =
+    SETTINGS_DEFAULTS.panel.freeGpuMinFreePercent;
   private _themeRevision = 0;
   private _windowChanged = new Signal<this, number>(this);
 }

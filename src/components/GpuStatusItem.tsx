@@ -17,8 +17,9 @@ import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
- * The status bar item: "GPU 37% · 12.3/80.0 GiB" for the busiest GPU or for
- * all of them; a click opens the GPU monitor.
+ * The status bar item: "2 GPUs · max 91 % · 21.9/24.0 GiB" for the busiest
+ * GPU or for all of them, "No GPU" calmly, "⚠ GPU error" marked as an error
+ * when the GPUs cannot be read; a click opens the GPU monitor.
  */
 export class GpuStatusItem extends ReactWidget {
   /**
@@ -50,7 +51,8 @@ export class GpuStatusItem extends ReactWidget {
    * The item's content.
    */
   render(): React.ReactElement {
-    const { text, title } = this._describe();
+    const { text, title, error } = this._describe();
+    this.toggleClass('jp-mod-error', error);
     return (
       <button
         type="button"
@@ -64,30 +66,41 @@ export class GpuStatusItem extends ReactWidget {
   }
 
   /**
-   * What the item says and its tooltip.
+   * What the item says, its tooltip, and whether it reports a failure.
    */
-  private _describe(): { text: string; title: string } {
+  private _describe(): { text: string; title: string; error: boolean } {
     const { snapshot, failure } = this._model;
     const trans = this._trans;
-    const unavailable = trans.__('GPU n/a');
+    const unreadable = trans.__('⚠ GPU error');
     if (failure) {
-      return {
-        text: unavailable,
-        title: describeFailure(failure, trans).message
-      };
+      const title = describeFailure(failure, trans).message;
+      return { text: unreadable, title, error: true };
     }
     if (snapshot === null) {
-      return { text: trans.__('GPU …'), title: trans.__('Reading the GPUs…') };
+      const title = trans.__('Reading the GPUs…');
+      return { text: trans.__('GPU …'), title, error: false };
     }
     if (snapshot.error) {
-      return { text: unavailable, title: snapshot.error.message };
+      // No driver at all is a machine without an NVIDIA GPU, not a failure.
+      return snapshot.error.kind === 'not_installed'
+        ? {
+            text: trans.__('No GPU'),
+            title: snapshot.error.message,
+            error: false
+          }
+        : { text: unreadable, title: snapshot.error.message, error: true };
     }
     const summary = summarize(snapshot, this._mode);
     return summary === null
-      ? { text: unavailable, title: trans.__('The server reports no GPU.') }
+      ? {
+          text: trans.__('No GPU'),
+          title: trans.__('The server reports no GPU.'),
+          error: false
+        }
       : {
           text: summaryText(summary, trans),
-          title: summaryTitle(summary, trans)
+          title: summaryTitle(summary, trans),
+          error: false
         };
   }
 

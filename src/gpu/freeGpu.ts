@@ -1,9 +1,9 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { IGpuTimeSeries } from '../tokens';
+import { IGpuTimeSeries, INotebookGpuNeed } from '../tokens';
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { indexAt, sameGpu } from './history';
-import { formatList } from './units';
+import { formatList, formatMemory, formatPercent } from './units';
 
 /**
  * How far back the "least used GPU" looks, in seconds: long enough that a
@@ -27,6 +27,10 @@ export interface IGpuLoad {
    * The memory free now, in MiB.
    */
   freeMiB: number;
+  /**
+   * The card's memory, in MiB.
+   */
+  totalMiB: number;
   /**
    * The mean share of the memory in use over the window, from 0 to 1.
    */
@@ -86,6 +90,7 @@ export function gpuLoads(
       index: gpu.index,
       name: gpu.name,
       freeMiB: freeMemory(gpu),
+      totalMiB: total,
       memoryShare: total > 0 ? used / total : 1,
       utilizationPercent:
         Private.mean(column?.values.utilization_gpu, from) ??
@@ -95,17 +100,77 @@ export function gpuLoads(
 }
 
 /**
- * The least used of some GPUs: the lowest sum of its mean share of memory
- * in use and its mean utilisation; among equals the one with the most
- * memory free. Null when there is none.
+ * The room a GPU must have free to be proposed: what the notebook's cells
+ * recorded they needed on each GPU when they did, else a share of the card
+ * (the panel's setting).
  */
-export function leastUsed(loads: readonly IGpuLoad[]): IGpuLoad | null {
+export interface IRoomNeeded {
+  /**
+   * The notebook's recorded need; null when it has none.
+   */
+  need: INotebookGpuNeed | null;
+  /**
+   * The share of a card's memory that must be free without a recorded
+   * need, from 0 to 1.
+   */
+  minFreeShare: number;
+}
+
+/**
+ * The memory, in MiB, a GPU must have free to be proposed.
+ */
+export function roomNeeded(gpu: IGpuLoad, room: IRoomNeeded): number {
+  return room.need
+    ? room.need.peakMemoryMiB / room.need.gpuCount
+    : room.minFreeShare * gpu.totalMiB;
+}
+
+/**
+ * The least used of the GPUs that have the room needed: the lowest sum of
+ * its mean share of memory in use and its mean utilisation; among equals
+ * the one with the most memory free. Null when none has the room: a busy
+ * card with a few hundred MiB left is no candidate, however idle.
+ */
+export function leastUsed(
+  loads: readonly IGpuLoad[],
+  room: IRoomNeeded
+): IGpuLoad | null {
   const load = (gpu: IGpuLoad): number =>
     gpu.memoryShare + (gpu.utilizationPercent ?? 0) / 100;
-  const sorted = [...loads].sort(
-    (a, b) => load(a) - load(b) || b.freeMiB - a.freeMiB
-  );
+  const sorted = loads
+    .filter(gpu => gpu.freeMiB >= roomNeeded(gpu, room))
+    .sort((a, b) => load(a) - load(b) || b.freeMiB - a.freeMiB);
   return sorted[0] ?? null;
+}
+
+/**
+ * Why no GPU is proposed, with the one that has the most memory free:
+ * "No GPU has 20 % of its memory free; the most free: GPU 3, 411 MiB."
+ */
+export function noRoomText(
+  loads: readonly IGpuLoad[],
+  room: IRoomNeeded,
+  trans: TranslationBundle
+): string {
+  const roomiest = [...loads].sort((a, b) => b.freeMiB - a.freeMiB)[0];
+  const most = roomiest
+    ? trans.__(
+        'the most free: GPU %1, %2',
+        roomiest.index,
+        formatMemory(roomiest.freeMiB, trans)
+      )
+    : '';
+  return room.need
+    ? trans.__(
+        'No GPU has the %1 this notebook needed free; %2.',
+        formatMemory(room.need.peakMemoryMiB / room.need.gpuCount, trans),
+        most
+      )
+    : trans.__(
+        'No GPU has %1 of its memory free; %2.',
+        formatPercent(room.minFreeShare * 100, trans),
+        most
+      );
 }
 
 /**

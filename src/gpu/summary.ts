@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
-import { formatSentences, gib } from './units';
+import { formatPercent, formatSentences, gib } from './units';
 
 /**
  * What the status bar item sums up: the busiest GPU, or all GPUs together.
@@ -25,6 +25,11 @@ export interface IGpuSummary {
    * no GPU reports it (e.g. under MIG).
    */
   utilizationPercent: number | null;
+  /**
+   * Whether the GPUs summed up are split into MIG instances, which have no
+   * utilisation counter (not a failure to read one).
+   */
+  migMode: boolean;
   /**
    * Memory in use, in MiB.
    */
@@ -57,6 +62,7 @@ export function summarize(
       gpuIndex: busiest.index,
       gpuCount: gpus.length,
       utilizationPercent: busiest.utilization_gpu,
+      migMode: busiest.mig_mode === 'enabled',
       memoryUsedMiB: busiest.memory_used_mib ?? 0,
       memoryTotalMiB: busiest.memory_total_mib ?? 0
     };
@@ -72,6 +78,7 @@ export function summarize(
         ? null
         : utilizations.reduce((sum, value) => sum + value, 0) /
           utilizations.length,
+    migMode: gpus.every(gpu => gpu.mig_mode === 'enabled'),
     memoryUsedMiB: gpus.reduce(
       (sum, gpu) => sum + (gpu.memory_used_mib ?? 0),
       0
@@ -84,20 +91,44 @@ export function summarize(
 }
 
 /**
- * The compact text of the status bar item: "GPU 37% · 12.3/80.0 GiB".
+ * The compact text of the status bar item, which says which GPU or how
+ * many: "GPU 0 · 37 % · 12.3/80.0 GiB" for the only GPU, "2 GPUs · max 91 %
+ * · 21.9/24.0 GiB" for the busiest of several, "2 GPUs · mean 19 % · …" for
+ * all of them; "MIG" where MIG instances have no utilisation, "n/a" where
+ * it was not read.
  */
 export function summaryText(
   summary: IGpuSummary,
   trans: TranslationBundle
 ): string {
-  const memory = `${gib(summary.memoryUsedMiB)}/${gib(summary.memoryTotalMiB)}`;
-  return summary.utilizationPercent === null
-    ? trans.__('GPU n/a · %1 GiB', memory)
-    : trans.__(
-        'GPU %1% · %2 GiB',
-        Math.round(summary.utilizationPercent),
-        memory
-      );
+  const memory = trans.__(
+    '%1/%2 GiB',
+    gib(summary.memoryUsedMiB),
+    gib(summary.memoryTotalMiB)
+  );
+  const percent = summary.utilizationPercent;
+  const utilization =
+    percent !== null
+      ? formatPercent(percent, trans)
+      : summary.migMode
+        ? trans.__('MIG')
+        : trans.__('n/a');
+  if (summary.gpuCount === 1) {
+    return trans.__(
+      'GPU %1 · %2 · %3',
+      summary.gpuIndex ?? 0,
+      utilization,
+      memory
+    );
+  }
+  const gpus = trans.__('%1 GPUs', summary.gpuCount);
+  const which =
+    percent === null
+      ? utilization
+      : summary.gpuIndex === null
+        ? trans.__('mean %1', utilization)
+        : trans.__('max %1', utilization);
+  return trans.__('%1 · %2 · %3', gpus, which, memory);
 }
 
 /**

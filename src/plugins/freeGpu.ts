@@ -4,13 +4,33 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import {
+  ITranslator,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 // The command's label is made synchronously, so it cannot wait for an import.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { formatList } from '../gpu/units';
-import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import type { IRoomNeeded } from '../gpu/freeGpu';
+import { SETTINGS_DEFAULTS } from '../settingsDefaults';
+import {
+  CommandIDs,
+  ICellGpuRuns,
+  IGpuMonitorModel,
+  INotebookGpuNeed,
+  TRANSLATION_DOMAIN
+} from '../tokens';
+import { followSettings } from './settings';
+
+/**
+ * The settings of the panel plugin (schema/panel.json), whose rule for the
+ * room a proposed GPU must have the command follows too.
+ */
+const PANEL_SETTINGS = 'jupyterlab-gpu-monitor:panel';
 
 /**
  * Adds the command that points a notebook's kernel at the least used GPU,
@@ -22,15 +42,28 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
     "Adds a command that inserts a first cell setting CUDA_VISIBLE_DEVICES, so that the notebook's kernel uses the least used GPU (or given GPUs).",
   autoStart: true,
   requires: [IGpuMonitorModel, INotebookTracker],
-  optional: [ICommandPalette, ITranslator],
+  optional: [ICommandPalette, ISettingRegistry, ICellGpuRuns, ITranslator],
   activate: (
     app: JupyterFrontEnd,
     model: IGpuMonitorModel,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
+    registry: ISettingRegistry | null,
+    cellRuns: ICellGpuRuns | null,
     translator: ITranslator | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
+    // The panel's rule for the room a proposed GPU must have free.
+    let minFreePercent: number = SETTINGS_DEFAULTS.panel.freeGpuMinFreePercent;
+    void followSettings(registry, PANEL_SETTINGS, settings => {
+      minFreePercent = settings.get('freeGpuMinFreePercent')
+        .composite as number;
+    });
+    // What a notebook's cells recorded they need, when it is the current one.
+    const needOf = (panel: NotebookPanel): INotebookGpuNeed | null => {
+      const current = cellRuns?.current;
+      return current?.path === panel.context.path ? current.need : null;
+    };
     // The notebook a call is for: the one at `path`, or the current one.
     const notebookFor = (
       args: ReadonlyPartialJSONObject
@@ -83,14 +116,18 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
         const { cudaVisibleDevicesSource, isCudaVisibleDevicesCell } =
           await import('../gpu/freeGpu');
         const { kernelHoldings } = await import('../gpu/processes');
-        const gpus =
-          (args.gpus as number[] | undefined) ??
-          (await Private.leastUsedIndex(model));
-        if (gpus === null) {
-          Notification.warning(
-            trans.__('No GPU to choose from: the server reads none.')
-          );
-          return;
+        let gpus = args.gpus as number[] | undefined;
+        if (gpus === undefined) {
+          const room = {
+            need: needOf(panel),
+            minFreeShare: minFreePercent / 100
+          };
+          const choice = await Private.leastUsedIndex(model, room, trans);
+          if (typeof choice === 'string') {
+            Notification.warning(choice, { autoClose: 10000 });
+            return;
+          }
+          gpus = choice;
         }
         await panel.context.ready;
         Private.insertFirstCell(
@@ -126,18 +163,25 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
  */
 namespace Private {
   /**
-   * The least used GPU, as a list of one index; null when there is none.
+   * The least used GPU with the room needed, as a list of one index; else
+   * why there is none.
    */
   export async function leastUsedIndex(
-    model: IGpuMonitorModel
-  ): Promise<number[] | null> {
+    model: IGpuMonitorModel,
+    room: IRoomNeeded,
+    trans: TranslationBundle
+  ): Promise<number[] | string> {
     if (model.snapshot === null) {
       await model.read();
     }
-    const { gpuLoads, leastUsed } = await import('../gpu/freeGpu');
+    const { gpuLoads, leastUsed, noRoomText } = await import('../gpu/freeGpu');
     const snapshot = model.snapshot;
-    const least = snapshot && leastUsed(gpuLoads(snapshot, model.history));
-    return least ? [least.index] : null;
+    const loads = snapshot ? gpuLoads(snapshot, model.history) : [];
+    if (loads.length === 0) {
+      return trans.__('No GPU to choose from: the server reads none.');
+    }
+    const least = leastUsed(loads, room);
+    return least ? [least.index] : noRoomText(loads, room, trans);
   }
 
   /**

@@ -107,6 +107,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
       panel.chartVisibility = settings.get('charts')
         .composite as ChartVisibility;
       panel.windowSeconds = settings.get('historyWindow').composite as number;
+      panel.freeGpuMinFreePercent = settings.get('freeGpuMinFreePercent')
+        .composite as number;
     }).then(settings => {
       panel.windowChanged.connect((_, seconds) => {
         void settings?.set('historyWindow', seconds);

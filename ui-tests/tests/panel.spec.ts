@@ -14,7 +14,7 @@ const PANEL = 'GPU Monitor';
  * The status bar text for the busiest GPU of the replayed capture: both RTX
  * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
  */
-const BUSIEST_STATUS = 'GPU 0% · 21.9/24.0 GiB';
+const BUSIEST_STATUS = '2 GPUs · max 0 % · 21.9/24.0 GiB';
 
 test.describe('GPU monitor panel', () => {
   test('opens from its sidebar icon with one card per GPU of the capture', async ({
@@ -153,7 +153,7 @@ test.describe('GPU monitor panel', () => {
     });
 
     await expect(
-      page.getByRole('button', { name: 'GPU 0% · 38.8/48.0 GiB' })
+      page.getByRole('button', { name: '2 GPUs · mean 0 % · 38.8/48.0 GiB' })
     ).toBeVisible();
     await expect(panel.getByRole('img', { name: /of each GPU/ })).toHaveCount(
       3
@@ -208,7 +208,9 @@ test.describe('GPU monitor panel', () => {
       );
       await expect(alert).toContainText(error!.hint);
       await expect(panel.getByRole('article')).toHaveCount(0);
-      await expect(page.getByRole('button', { name: 'GPU n/a' })).toBeVisible();
+      await expect(
+        page.getByRole('button', { name: '⚠ GPU error' })
+      ).toBeVisible();
     } finally {
       resetFakeGpu();
     }

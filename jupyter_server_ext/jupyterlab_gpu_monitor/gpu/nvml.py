@@ -29,6 +29,7 @@ _KIND_OF_CODE = {
 }
 _GPU_IS_LOST = 15
 _NOT_SUPPORTED = 3
+_FUNCTION_NOT_FOUND = 13
 
 
 def read_error(error: Exception) -> GpuReadError:
@@ -148,6 +149,21 @@ class NvmlSource:
                 gpu.unavailable[name] = str(error)
             return None
 
+    def _memory_info(self, handle: Any) -> Any:
+        """The memory figures nvidia-smi prints: NVML's v2 call, whose ``used`` leaves out what
+        the driver reserves for itself (hundreds of MiB on a data-centre GPU since driver 510,
+        which nvidia-smi lists apart as "Reserved"); the v1 call counts that as used. v1 where
+        the driver or the binding has no v2."""
+        nvml = self._nvml
+        version = getattr(nvml, "nvmlMemory_v2", None)
+        if version is not None:
+            try:
+                return nvml.nvmlDeviceGetMemoryInfo(handle, version=version)
+            except nvml.NVMLError as error:
+                if error.value not in (_FUNCTION_NOT_FOUND, _NOT_SUPPORTED):
+                    raise
+        return nvml.nvmlDeviceGetMemoryInfo(handle)
+
     def _fill(self, gpu: Gpu, handle: Any) -> None:
         nvml = self._nvml
         field = self._field
@@ -162,7 +178,7 @@ class NvmlSource:
         if rates is not None:
             gpu.utilization_gpu, gpu.utilization_memory = rates.gpu, rates.memory
         gpu.explain_mig()
-        memory = field(gpu, "memory_total_mib", nvml.nvmlDeviceGetMemoryInfo, handle)
+        memory = field(gpu, "memory_total_mib", self._memory_info, handle)
         if memory is not None:
             gpu.memory_total_mib = memory.total // MIB
             gpu.memory_used_mib = memory.used // MIB
