@@ -19,7 +19,8 @@ import {
   a5000Kernels,
   a5000KernelSpans,
   a5000Snapshot,
-  driverNotLoadedSnapshot
+  driverNotLoadedSnapshot,
+  noGpuSnapshot
 } from './payloads';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
@@ -86,6 +87,24 @@ describe('GpuMonitor', () => {
     expect(alert.textContent).toContain(snapshot.error!.hint);
     expect(queryAllByRole('article')).toHaveLength(0);
     expect(queryAllByRole('status')).toHaveLength(0);
+  });
+
+  it('says calmly that a server without an NVIDIA driver has no GPU, the detail folded away', () => {
+    const snapshot = noGpuSnapshot();
+
+    const { getByRole, queryAllByRole, container } = renderPanel(
+      modelWith(snapshot)
+    );
+
+    expect(queryAllByRole('alert')).toHaveLength(0);
+    const status = getByRole('status');
+    expect(status.textContent).toMatch(/^No NVIDIA GPU found on this server/);
+    const details = container.querySelector('details')!;
+    expect(details.open).toBe(false);
+    expect(details.textContent).toContain(
+      'NVML: NVML Shared Library Not Found; nvidia-smi was not found'
+    );
+    expect(details.textContent).toContain(snapshot.error!.hint);
   });
 
   it('says how to enable a missing server extension, not an endless spinner', () => {

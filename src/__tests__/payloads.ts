@@ -13,6 +13,8 @@
  *   `errors/driver-not-loaded-couldnt-communicate.txt`.
  * - `a100-mig-snapshot.json`: `jupyter-gpu-monitor snapshot --json --from
  *   xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml` (MIG on).
+ * - `no-gpu-snapshot.json`: `jupyter-gpu-monitor snapshot --json` on this
+ *   machine, which has no NVIDIA driver (no libnvidia-ml.so, no nvidia-smi).
  * - `tesla-v100s-x8-snapshot.json`: the same, `--from
  *   xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml` (eight V100S of
  *   32 GiB, all nearly full, 353 to 3009 MiB free).
@@ -38,6 +40,7 @@ import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
+import NO_GPU from './fixtures/no-gpu-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
 import A5000_KERNEL_SNAPSHOT from './fixtures/rtx-a5000-x2-kernel-snapshot.json';
 import A5000_KERNEL_SPANS from './fixtures/rtx-a5000-x2-kernel-spans.json';
@@ -118,6 +121,13 @@ export function a100MigSnapshot(): IGpuSnapshot {
  */
 export function v100sX8Snapshot(): IGpuSnapshot {
   return copy<IGpuSnapshot>(V100S_X8);
+}
+
+/**
+ * A server without an NVIDIA driver: neither NVML nor nvidia-smi is there.
+ */
+export function noGpuSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(NO_GPU);
 }
 
 /**

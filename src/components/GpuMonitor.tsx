@@ -12,7 +12,7 @@ import { FreeGpuHint } from './FreeGpuHint';
 import { GpuCard } from './GpuCard';
 import { GpuChart } from './GpuChart';
 import { KernelList } from './KernelList';
-import { MonitorMessage } from './MonitorMessage';
+import { MonitorMessage, NoGpuMessage } from './MonitorMessage';
 import { NotebookNeed } from './NotebookNeed';
 
 /**
@@ -151,6 +151,15 @@ namespace Private {
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
+    if (snapshot.error?.kind === 'not_installed') {
+      return (
+        <NoGpuMessage
+          detail={snapshot.error.message}
+          hint={snapshot.error.hint}
+          trans={trans}
+        />
+      );
+    }
     if (snapshot.error) {
       return (
         <MonitorMessage

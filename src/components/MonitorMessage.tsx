@@ -1,3 +1,4 @@
+import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 /**
@@ -29,6 +30,55 @@ export function MonitorMessage(
     <div className="jp-GpuMonitor-message" role="alert">
       <p className="jp-GpuMonitor-errorMessage">{props.message}</p>
       <p className="jp-GpuMonitor-errorHint">{props.hint}</p>
+    </div>
+  );
+}
+
+/**
+ * The properties of {@link NoGpuMessage}.
+ */
+export namespace NoGpuMessage {
+  /**
+   * The properties of {@link NoGpuMessage}.
+   */
+  export interface IProps {
+    /**
+     * What the sources said: no NVML library, no nvidia-smi.
+     */
+    detail: string;
+    /**
+     * How to give the server a GPU's driver.
+     */
+    hint: string;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * A server without an NVIDIA driver (a laptop, a CPU server: the most
+ * common first run) as the information it is, not as an error: what the
+ * sources said and how to add a GPU folded away.
+ */
+export function NoGpuMessage(props: NoGpuMessage.IProps): React.ReactElement {
+  const { trans } = props;
+  return (
+    <div className="jp-GpuMonitor-noGpu" role="status">
+      <p className="jp-GpuMonitor-noGpuTitle">
+        {trans.__('No NVIDIA GPU found on this server')}
+      </p>
+      <p>
+        {trans.__(
+          'The panel fills in by itself once the server has an NVIDIA GPU and its driver.'
+        )}
+      </p>
+      <details>
+        <summary>{trans.__('Details')}</summary>
+        <p>{props.detail}</p>
+        <p>{props.hint}</p>
+      </details>
     </div>
   );
 }

@@ -183,6 +183,40 @@ test.describe('GPU monitor panel', () => {
     expect(rows).toContainEqual(expect.stringMatching(/,1,0,17253,15,13\.59$/));
   });
 
+  test('says calmly that a server without the NVIDIA driver has no GPU', async ({
+    page,
+    baseURL
+  }) => {
+    // A container started without the NVIDIA runtime: nvidia-smi cannot find
+    // libnvidia-ml.so (the real message, exit status 12 as NVML's code).
+    failLike('libnvidia-ml-so-not-found.txt', '12');
+    try {
+      await expect
+        .poll(async () => {
+          const response = await page.request.get(
+            `${baseURL}/gpu-monitor/api/gpus`
+          );
+          return (await response.json()).error?.kind ?? null;
+        })
+        .toBe('not_installed');
+
+      const panel = await openFromIcon(page);
+      await expect(panel.getByRole('status')).toContainText(
+        'No NVIDIA GPU found on this server'
+      );
+      await expect(panel.getByRole('alert')).toHaveCount(0);
+      const details = panel.locator('details');
+      await expect(details).not.toHaveAttribute('open', /.*/);
+      await details.getByText('Details').click();
+      await expect(details).toContainText(
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system."
+      );
+      await expect(page.getByRole('button', { name: 'No GPU' })).toBeVisible();
+    } finally {
+      resetFakeGpu();
+    }
+  });
+
   test("shows the server's message and hint when the driver is not loaded", async ({
     page,
     baseURL
