@@ -243,9 +243,14 @@ describe('GpuMonitor', () => {
       actions: fakeActions(false)
     });
 
-    expect(
-      getByRole('button', { name: 'Use GPU 1 in the current notebook' })
-    ).toHaveProperty('disabled', true);
+    const use = getByRole('button', {
+      name: 'Use GPU 1 in the current notebook'
+    });
+    expect(use).toHaveProperty('disabled', true);
+    // Why, in place: not only in a tooltip.
+    expect(use.parentElement!.textContent).toMatch(
+      /Use it \(open a notebook first\)$/
+    );
   });
 
   it('shows what the current notebook needed at its peak, and whether it fits now', () => {

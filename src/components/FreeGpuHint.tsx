@@ -83,16 +83,19 @@ export function FreeGpuHint(
         type="button"
         className="jp-GpuMonitor-button"
         aria-label={use}
-        title={
-          notebookOpen
-            ? useGpusCaption(trans)
-            : trans.__('Open a notebook first')
-        }
+        title={useGpusCaption(trans)}
         disabled={!notebookOpen}
         onClick={() => actions.useGpus([least.index])}
       >
         {trans.__('Use it')}
       </button>
+      {/* Why it is disabled, where it is read, not only in a tooltip. */}
+      {!notebookOpen && (
+        <span className="jp-GpuMonitor-disabledReason">
+          {' '}
+          {trans.__('(open a notebook first)')}
+        </span>
+      )}
     </p>
   );
 }
