@@ -6,6 +6,7 @@
  */
 export const SETTINGS_DEFAULTS = {
   alerts: {
+    onlyMyGpus: true,
     memoryEnabled: true,
     memoryPercent: 90,
     temperatureEnabled: true,

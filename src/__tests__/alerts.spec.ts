@@ -8,12 +8,25 @@ import {
   alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
-  IGpuAlert
+  IGpuAlert,
+  SourceHealth
 } from '../gpu/alerts';
 import { MAX_MESSAGE_LENGTH } from '../notification';
-import { a100MigSnapshot, a5000At, driverNotLoadedSnapshot } from './payloads';
+import {
+  a100MigSnapshot,
+  a5000At,
+  a5000KernelSnapshot,
+  driverNotLoadedSnapshot,
+  noGpuSnapshot
+} from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * The defaults, about every GPU: the capture's processes are no kernel of
+ * this server (they are llama-server's).
+ */
+const EVERY_GPU = { ...DEFAULT_ALERT_THRESHOLDS, onlyMyGpus: false };
 
 /**
  * GPU 0's memory in use for a share of its 24564 MiB, in MiB.
@@ -24,7 +37,7 @@ function mibAt(percent: number): number {
 
 describe('GpuAlerts', () => {
   it('raises one memory alert for GPU 0 of the capture (91.3 % in use), not for GPU 1', () => {
-    const alerts = new GpuAlerts();
+    const alerts = new GpuAlerts(EVERY_GPU);
 
     const started = alerts.update(a5000At(1000));
 
@@ -38,7 +51,7 @@ describe('GpuAlerts', () => {
   });
 
   it('alerts once per episode, re-arms when memory clears the threshold by the margin', () => {
-    const alerts = new GpuAlerts();
+    const alerts = new GpuAlerts(EVERY_GPU);
     const kinds = (timestamp: number, percent: number): string[] =>
       alerts
         .update(a5000At(timestamp, { 0: { memory_used_mib: mibAt(percent) } }))
@@ -56,7 +69,7 @@ describe('GpuAlerts', () => {
 
   it('alerts on temperature above the threshold, per GPU', () => {
     const alerts = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       memoryEnabled: false
     });
 
@@ -72,7 +85,7 @@ describe('GpuAlerts', () => {
 
   it('alerts on low utilisation only after the set minutes while memory is held', () => {
     const alerts = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       memoryEnabled: false
     });
     // Both A5000s of the capture: 0 % busy, holding 91 % and 70 %.
@@ -88,7 +101,7 @@ describe('GpuAlerts', () => {
 
   it('restarts the low-utilisation clock when the GPU gets busy or frees its memory', () => {
     const alerts = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       memoryEnabled: false
     });
     const busy = { utilization_gpu: 95 };
@@ -107,7 +120,7 @@ describe('GpuAlerts', () => {
 
   it('does not count time nobody watched towards low utilisation', () => {
     const alerts = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       memoryEnabled: false
     });
 
@@ -121,7 +134,7 @@ describe('GpuAlerts', () => {
   });
 
   it('ignores failed reads, repeated snapshots and GPUs without the reading', () => {
-    const alerts = new GpuAlerts();
+    const alerts = new GpuAlerts(EVERY_GPU);
 
     expect(alerts.update(driverNotLoadedSnapshot())).toEqual([]);
     expect(alerts.update(a5000At(5))).toHaveLength(1);
@@ -131,25 +144,25 @@ describe('GpuAlerts', () => {
     ).toEqual([]);
     // MIG: no utilisation, so no low-utilisation alert, and 50 MiB in use.
     const mig = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       lowUtilizationMinutes: 0
     });
     expect(mig.update(a100MigSnapshot())).toEqual([]);
   });
 
   it('forgets the episodes of an alert switched off, and raises it again when switched on', () => {
-    const alerts = new GpuAlerts();
+    const alerts = new GpuAlerts(EVERY_GPU);
     expect(alerts.enabled).toBe(true);
     expect(alerts.update(a5000At(1))).toHaveLength(1);
 
-    alerts.thresholds = { ...DEFAULT_ALERT_THRESHOLDS, memoryEnabled: false };
+    alerts.thresholds = { ...EVERY_GPU, memoryEnabled: false };
     expect(alerts.update(a5000At(2))).toEqual([]);
 
-    alerts.thresholds = DEFAULT_ALERT_THRESHOLDS;
+    alerts.thresholds = EVERY_GPU;
     expect(alerts.update(a5000At(3))).toHaveLength(1);
 
     alerts.thresholds = {
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       memoryEnabled: false,
       temperatureEnabled: false,
       lowUtilizationEnabled: false
@@ -158,10 +171,10 @@ describe('GpuAlerts', () => {
   });
 
   it('alerts at once when a lowered threshold is already crossed', () => {
-    const alerts = new GpuAlerts();
+    const alerts = new GpuAlerts(EVERY_GPU);
     alerts.update(a5000At(1));
 
-    alerts.thresholds = { ...DEFAULT_ALERT_THRESHOLDS, memoryPercent: 60 };
+    alerts.thresholds = { ...EVERY_GPU, memoryPercent: 60 };
 
     expect(alerts.update(a5000At(2)).map(alert => alert.gpuIndex)).toEqual([1]);
   });
@@ -227,10 +240,45 @@ describe('alertMessage', () => {
   });
 });
 
+describe('alerts about my GPUs only (the default)', () => {
+  it("stay silent about another user's full GPU, and speak once my kernel holds memory on it", () => {
+    const alerts = new GpuAlerts();
+
+    // GPU 0 at 91.3 %, held by llama-server, no kernel of this server.
+    expect(alerts.update(a5000At(1000))).toEqual([]);
+    // The recorded snapshot in which that process is the kernel of
+    // train.ipynb: now it is my GPU.
+    const mine = a5000KernelSnapshot();
+    mine.timestamp = 1001;
+    expect(alerts.update(mine).map(alert => alert.kind)).toEqual(['memory']);
+  });
+});
+
+describe('SourceHealth', () => {
+  it('tells once that readings that worked are lost, and once that they are back', () => {
+    const health = new SourceHealth();
+
+    expect(health.update(a5000At(1), false)).toBeNull();
+    expect(health.update(driverNotLoadedSnapshot(), false)).toBe('lost');
+    expect(health.update(driverNotLoadedSnapshot(), false)).toBeNull();
+    expect(health.update(a5000At(2), true)).toBeNull(); // still failing
+    expect(health.update(a5000At(3), false)).toBe('back');
+    expect(health.update(a5000At(4), false)).toBeNull();
+  });
+
+  it('says nothing on a machine that never had readings, nor before the first', () => {
+    const health = new SourceHealth();
+
+    expect(health.update(null, false)).toBeNull();
+    expect(health.update(noGpuSnapshot(), false)).toBeNull();
+    expect(health.update(null, true)).toBeNull();
+  });
+});
+
 describe('alertMessages', () => {
   it('gives one message per kind of alert that started, naming its GPUs', () => {
     const alerts = new GpuAlerts({
-      ...DEFAULT_ALERT_THRESHOLDS,
+      ...EVERY_GPU,
       lowUtilizationEnabled: false
     });
     const started = alerts.update(
@@ -241,8 +289,14 @@ describe('alertMessages', () => {
     );
 
     expect(alertMessages(started, alerts.thresholds, trans)).toEqual([
-      'GPUs 0, 1: memory above the 90% alert threshold.',
-      'GPUs 0, 1: above the 80 °C alert threshold.'
+      {
+        kind: 'memory',
+        message: 'GPUs 0, 1: memory above the 90% alert threshold.'
+      },
+      {
+        kind: 'temperature',
+        message: 'GPUs 0, 1: above the 80 °C alert threshold.'
+      }
     ]);
   });
 });

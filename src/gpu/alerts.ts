@@ -30,6 +30,11 @@ export const ALERT_KINDS: readonly GpuAlertKind[] = [
  */
 export interface IAlertThresholds {
   /**
+   * Whether to alert only about GPUs on which a kernel of this server holds
+   * memory: on a shared server, another user's full GPU is no news.
+   */
+  onlyMyGpus: boolean;
+  /**
    * Whether to alert on memory in use.
    */
   memoryEnabled: boolean;
@@ -157,6 +162,9 @@ export class GpuAlerts {
     this._lastTimestamp = snapshot.timestamp;
     const started: IGpuAlert[] = [];
     for (const gpu of snapshot.gpus) {
+      if (this._thresholds.onlyMyGpus && !Private.heldByOurKernels(gpu)) {
+        continue;
+      }
       const key = gpu.uuid ?? `#${gpu.index}`;
       let state = this._states.get(key);
       if (!state) {
@@ -191,6 +199,53 @@ export class GpuAlerts {
   private _thresholds: IAlertThresholds;
   private _lastTimestamp = -Infinity;
   private _states = new Map<string, Private.GpuState>();
+}
+
+/**
+ * The setting that switches a kind of alert on and off.
+ */
+export const ENABLED_SETTING: { [K in GpuAlertKind]: keyof IAlertThresholds } =
+  {
+    memory: 'memoryEnabled',
+    temperature: 'temperatureEnabled',
+    lowUtilization: 'lowUtilizationEnabled'
+  };
+
+/**
+ * A change of whether the GPUs can be read, worth one notification: `lost`
+ * when readings that worked fail, `back` when they work again.
+ */
+export type SourceChange = 'lost' | 'back';
+
+/**
+ * Follows whether the GPUs can be read, to notify once when readings that
+ * worked in this session fail, and once when they come back. A machine
+ * that never had readings (no driver, a failure already there when the page
+ * loaded) notifies nothing: the panel and the status bar say it.
+ */
+export class SourceHealth {
+  /**
+   * Take a read's outcome: a snapshot, or the request's failure; the change
+   * it makes, if any.
+   */
+  update(snapshot: IGpuSnapshot | null, failed: boolean): SourceChange | null {
+    const readable = !failed && snapshot !== null && snapshot.error === null;
+    const unreadable = failed || (snapshot !== null && snapshot.error !== null);
+    if (readable) {
+      const back = this._lost;
+      this._worked = true;
+      this._lost = false;
+      return back ? 'back' : null;
+    }
+    if (unreadable && this._worked && !this._lost) {
+      this._lost = true;
+      return 'lost';
+    }
+    return null;
+  }
+
+  private _worked = false;
+  private _lost = false;
 }
 
 /**
@@ -230,17 +285,20 @@ export function alertMessage(
 }
 
 /**
- * The notification texts of the alerts that started together: one per kind
- * of alert, naming every GPU it concerns.
+ * The notifications of the alerts that started together: one per kind of
+ * alert, naming every GPU it concerns.
  */
 export function alertMessages(
   started: readonly IGpuAlert[],
   thresholds: IAlertThresholds,
   trans: TranslationBundle
-): string[] {
+): { kind: GpuAlertKind; message: string }[] {
   return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
     .filter(alerts => alerts.length > 0)
-    .map(alerts => alertMessage(alerts, thresholds, trans));
+    .map(alerts => ({
+      kind: alerts[0].kind,
+      message: alertMessage(alerts, thresholds, trans)
+    }));
 }
 
 /**
@@ -284,6 +342,14 @@ namespace Private {
       temperature: { ...IDLE },
       lowUtilization: { ...IDLE }
     };
+  }
+
+  /**
+   * Whether a kernel of this server holds memory on a GPU (the server joins
+   * each process to its kernel).
+   */
+  export function heldByOurKernels(gpu: IGpu): boolean {
+    return gpu.processes.some(process => process.kernel_id !== null);
   }
 
   /**

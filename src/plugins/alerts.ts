@@ -12,15 +12,21 @@ import { IDisposable } from '@lumino/disposable';
 import {
   alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
+  ENABLED_SETTING,
+  GpuAlertKind,
   GpuAlerts,
-  IAlertThresholds
+  IAlertThresholds,
+  SourceHealth
 } from '../gpu/alerts';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 
 /**
  * Raises a notification when a GPU's memory, temperature or idleness crosses
- * a threshold of the settings, once per episode.
+ * a threshold of the settings, once per episode (by default only about GPUs
+ * this server's kernels use), each with "Don't show again" and a link to
+ * the settings; and one when the GPUs stop being readable, one when they are
+ * back.
  */
 export const alertsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:alerts',
@@ -37,6 +43,8 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const alerts = new GpuAlerts();
+    const health = new SourceHealth();
+    let settings: ISettingRegistry.ISettings | null = null;
     // The alerts poll only while one of them is on.
     let watcher: IDisposable | null = null;
     const apply = (thresholds: IAlertThresholds): void => {
@@ -48,32 +56,73 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
         watcher = null;
       }
     };
+    const openPanel = {
+      label: trans.__('Open GPU Monitor'),
+      caption: trans.__('Show the GPU Monitor side panel'),
+      callback: () => {
+        void app.commands.execute(CommandIDs.openPanel);
+      }
+    };
+    const openSettings = {
+      label: trans.__('Settings'),
+      caption: trans.__('Change the thresholds of the GPU alerts'),
+      callback: () => {
+        void app.commands.execute('settingeditor:open', {
+          query: trans.__('GPU Monitor: alerts')
+        });
+      }
+    };
+    const mute = (kind: GpuAlertKind) => ({
+      label: trans.__("Don't show again"),
+      caption: trans.__('Turn this kind of GPU alert off in the settings'),
+      callback: () => {
+        void settings?.set(ENABLED_SETTING[kind], false);
+      }
+    });
+    const actionsOf = (kind: GpuAlertKind | null) =>
+      [
+        app.commands.hasCommand(CommandIDs.openPanel) ? openPanel : null,
+        kind !== null && settings !== null ? mute(kind) : null,
+        app.commands.hasCommand('settingeditor:open') ? openSettings : null
+      ].filter(action => action !== null);
 
     model.changed.connect(() => {
-      if (watcher === null || model.snapshot === null) {
+      if (watcher === null) {
+        return;
+      }
+      const change = health.update(model.snapshot, model.failure !== null);
+      if (change === 'lost') {
+        const reason = model.failure?.message ?? model.snapshot?.error?.message;
+        Notification.error(
+          trans.__('The GPUs can no longer be read: %1', reason ?? ''),
+          { autoClose: false, actions: actionsOf(null) }
+        );
+      } else if (change === 'back') {
+        Notification.success(trans.__('The GPUs can be read again.'), {
+          autoClose: 5000
+        });
+      }
+      if (model.snapshot === null) {
         return;
       }
       const started = alerts.update(model.snapshot);
-      const actions = app.commands.hasCommand(CommandIDs.openPanel)
-        ? [
-            {
-              label: trans.__('Open GPU Monitor'),
-              caption: trans.__('Show the GPU Monitor side panel'),
-              callback: () => {
-                void app.commands.execute(CommandIDs.openPanel);
-              }
-            }
-          ]
-        : [];
-      for (const message of alertMessages(started, alerts.thresholds, trans)) {
-        Notification.warning(message, { autoClose: false, actions });
+      for (const { kind, message } of alertMessages(
+        started,
+        alerts.thresholds,
+        trans
+      )) {
+        Notification.warning(message, {
+          autoClose: false,
+          actions: actionsOf(kind)
+        });
       }
     });
 
-    void followSettings(registry, alertsPlugin.id, settings => {
-      apply(settings.composite as unknown as IAlertThresholds);
-    }).then(settings => {
-      if (settings === null) {
+    void followSettings(registry, alertsPlugin.id, loaded => {
+      apply(loaded.composite as unknown as IAlertThresholds);
+    }).then(loaded => {
+      settings = loaded;
+      if (loaded === null) {
         apply(DEFAULT_ALERT_THRESHOLDS);
       }
     });

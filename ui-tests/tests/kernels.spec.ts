@@ -110,4 +110,50 @@ test.describe('who is using the GPU', () => {
     ]);
     expect(await page.notebook.getCellTextInput(1)).toBe('import torch');
   });
+
+  test("another user's full GPU raises no notification; once my kernel holds memory on it, exactly one, which can be muted", async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    // GPU 0 of the capture has 91.3 % of its memory in use, held by a
+    // llama-server that is no kernel of this server.
+    await page.waitForTimeout(4000);
+    expect(await page.evaluate(() => window.galata.getNotifications())).toEqual(
+      []
+    );
+
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      'hold.ipynb',
+      'python3'
+    );
+    await holdGpuMemory(page, baseURL!, notebookPath);
+    const message =
+      'GPU 0 (NVIDIA RTX A5000): memory 91% full, above the 90% alert threshold.';
+    await expect(page.getByText(message)).toBeVisible();
+    await page.waitForTimeout(4000);
+    const notifications = await page.evaluate(() =>
+      window.galata.getNotifications()
+    );
+    expect(notifications.map(notification => notification.message)).toEqual([
+      message
+    ]);
+    expect(notifications[0].type).toBe('warning');
+
+    await page.getByRole('button', { name: "Don't show again" }).click();
+    await expect
+      .poll(async () =>
+        page.evaluate(
+          async () =>
+            (
+              await window.jupyterapp.serviceManager.settings.fetch(
+                'jupyterlab-gpu-monitor:alerts'
+              )
+            ).raw
+        )
+      )
+      .toMatch(/"memoryEnabled":\s*false/);
+  });
 });
