@@ -86,16 +86,17 @@ check-install: install
 	$(call check_enabled,$(BIN))
 
 # Release files in dist/: the sdist, and the wheel built from it, as a release is built. Both
-# carry the production frontend (minified, no source maps).
+# carry the production frontend (minified, no source maps), built afresh: a production build left
+# by an earlier `make dist` would be taken as it is (skip-if-exists), edits since then missed.
 dist: install
-	rm -rf dist
+	rm -rf dist jupyter_server_ext/jupyterlab_gpu_monitor/labextension
 	python -m build --outdir dist .
 
 # The release files as a user gets them: no source map in either, and the wheel in a venv of its
 # own with only JupyterLab beside it, both halves enabled and OK.
 DIST_VENV := $(abspath .dist-venv)
 check-dist: dist
-	! python -m zipfile -l dist/*.whl | grep -E '\.map$$'
+	! python -m zipfile -l dist/*.whl | awk '{print $$1}' | grep -E '\.map$$'
 	! tar -tzf dist/*.tar.gz | grep -E 'labextension/.*\.map$$'
 	rm -rf $(DIST_VENV)
 	python3 -m venv $(DIST_VENV)

@@ -25,6 +25,12 @@ import { IKernelSummary, ISpanFigures } from './restapi/kernels';
 export const TRANSLATION_DOMAIN = 'jupyterlab_gpu_monitor';
 
 /**
+ * The id of the panel plugin, whose settings (schema/panel.json) the free-GPU
+ * command follows too.
+ */
+export const PANEL_PLUGIN_ID = 'jupyterlab-gpu-monitor:panel';
+
+/**
  * The metadata key the extension keeps its records under: a notebook's
  * `environment` (the fingerprint), a cell's `last_run` and
  * `reproducibility`.

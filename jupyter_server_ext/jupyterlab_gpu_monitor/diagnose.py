@@ -397,8 +397,8 @@ def driver_failure_while_cuda_expected(facts: Facts) -> Iterable[Finding]:
 
 def gpus_unreadable(facts: Facts) -> Iterable[Finding]:
     """6b. The GPUs cannot be read at all, where rule 6 does not already say so: a machine with
-    no NVIDIA driver is information (nothing to fix unless a GPU was expected); any other
-    failure is a warning, with the failure's own fix."""
+    no NVIDIA driver is information, unless the kernel expects CUDA (a CUDA build of torch in a
+    container started without GPUs); any other failure is a warning, with its own fix."""
     snapshot = facts.snapshot
     if snapshot is None or snapshot.error is None:
         return
@@ -407,7 +407,7 @@ def gpus_unreadable(facts: Facts) -> Iterable[Finding]:
     no_driver = snapshot.error.kind == "not_installed"
     yield Finding(
         id="gpus-unreadable",
-        severity="info" if no_driver else "warning",
+        severity="info" if no_driver and not _expects_cuda(facts) else "warning",
         title=(
             gettext("No NVIDIA GPU found on this machine")
             if no_driver

@@ -117,6 +117,14 @@ def test_no_nvidia_smi_exits_non_zero_and_json_still_carries_the_error(tmp_path)
     assert "GpuMonitor." not in result.stderr
 
 
+def test_prometheus_without_its_url_names_the_flag_to_set():
+    result = run("snapshot", "--source", "prometheus")
+    assert result.returncode == 1
+    assert "error (not_installed): --prometheus-url is not set" in result.stderr
+    assert "hint: Set --prometheus-url to the Prometheus" in result.stderr
+    assert "GpuMonitor" not in result.stderr and "c.--" not in result.stderr
+
+
 def test_live_read_through_nvidia_smi(fake_smi):
     result = run("snapshot", "--source", "nvidia-smi")
     assert result.returncode == 0, result.stderr

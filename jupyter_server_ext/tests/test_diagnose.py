@@ -94,6 +94,7 @@ CASES = [
     ("driver not loaded, CPU torch: only that the GPUs cannot be read", Facts(failure("driver-not-loaded-couldnt-communicate.txt"), probe("2.13.0+cpu")), [("gpus-unreadable", "warning")]),
     # 6b. The GPUs cannot be read at all: the CLI's doctor must not say "No problems found".
     ("no driver library, CPU torch: no GPU here, calmly", Facts(failure("libnvidia-ml-so-not-found.txt"), probe("2.13.0+cpu")), [("gpus-unreadable", "info")]),
+    ("no driver library, CUDA torch: a GPU was expected", Facts(failure("libnvidia-ml-so-not-found.txt"), probe("2.5.1+cu121")), [("gpus-unreadable", "warning")]),
     # 7. Memory held on an idle GPU.
     ("14 GiB held at 12 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 12.0}), [("gpu-idle-while-holding-memory", "warning")]),
     ("14 GiB held at 80 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 80.0}), []),

@@ -107,6 +107,18 @@ describe('GpuMonitor', () => {
     expect(details.textContent).toContain(snapshot.error!.hint);
   });
 
+  it('shows a Prometheus source without its URL as the setting to correct, not as no GPU', () => {
+    const snapshot = noGpuSnapshot();
+    snapshot.source = 'prometheus';
+    snapshot.error!.message = 'GpuMonitor.prometheus_url is not set';
+
+    const { getByRole } = renderPanel(modelWith(snapshot));
+
+    expect(getByRole('alert').textContent).toContain(
+      'GpuMonitor.prometheus_url is not set'
+    );
+  });
+
   it('says how to enable a missing server extension, not an endless spinner', () => {
     const { getByRole, queryAllByRole } = renderPanel(
       modelWith(null, {

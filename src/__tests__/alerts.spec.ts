@@ -251,6 +251,17 @@ describe('alerts about my GPUs only (the default)', () => {
     const mine = a5000KernelSnapshot();
     mine.timestamp = 1001;
     expect(alerts.update(mine).map(alert => alert.kind)).toEqual(['memory']);
+
+    // The kernel exits, its memory freed: the episode ends with it, and the
+    // next kernel of ours that fills the GPU is alerted about again.
+    expect(
+      alerts.update(
+        a5000At(1002, { 0: { processes: [], memory_used_mib: 100 } })
+      )
+    ).toEqual([]);
+    const again = a5000KernelSnapshot();
+    again.timestamp = 1003;
+    expect(alerts.update(again).map(alert => alert.kind)).toEqual(['memory']);
   });
 });
 
@@ -258,20 +269,35 @@ describe('SourceHealth', () => {
   it('tells once that readings that worked are lost, and once that they are back', () => {
     const health = new SourceHealth();
 
-    expect(health.update(a5000At(1), false)).toBeNull();
-    expect(health.update(driverNotLoadedSnapshot(), false)).toBe('lost');
-    expect(health.update(driverNotLoadedSnapshot(), false)).toBeNull();
-    expect(health.update(a5000At(2), true)).toBeNull(); // still failing
-    expect(health.update(a5000At(3), false)).toBe('back');
-    expect(health.update(a5000At(4), false)).toBeNull();
+    const serverDown = { kind: 'server' as const, message: '', status: 500 };
+    expect(health.update(a5000At(1), null)).toBeNull();
+    expect(health.update(driverNotLoadedSnapshot(), null)).toBe('lost');
+    expect(health.update(driverNotLoadedSnapshot(), null)).toBeNull();
+    expect(health.update(a5000At(2), serverDown)).toBeNull(); // still failing
+    expect(health.update(a5000At(3), null)).toBe('back');
+    expect(health.update(a5000At(4), null)).toBeNull();
+  });
+
+  it('takes a network blip or a timeout for no news about the GPUs', () => {
+    const health = new SourceHealth();
+    const blip = {
+      kind: 'network' as const,
+      message: 'Failed to fetch',
+      status: null
+    };
+
+    expect(health.update(a5000At(1), null)).toBeNull();
+    expect(health.update(a5000At(1), blip)).toBeNull();
+    expect(health.update(a5000At(2), null)).toBeNull();
   });
 
   it('says nothing on a machine that never had readings, nor before the first', () => {
     const health = new SourceHealth();
 
-    expect(health.update(null, false)).toBeNull();
-    expect(health.update(noGpuSnapshot(), false)).toBeNull();
-    expect(health.update(null, true)).toBeNull();
+    const serverDown = { kind: 'server' as const, message: '', status: 500 };
+    expect(health.update(null, null)).toBeNull();
+    expect(health.update(noGpuSnapshot(), null)).toBeNull();
+    expect(health.update(null, serverDown)).toBeNull();
   });
 });
 

@@ -26,6 +26,16 @@ describe('the status bar summary', () => {
     expect(summaryTitle(summary!, trans)).toMatch(/^GPU 0, the busiest of 2/);
   });
 
+  it('names a lone GPU by its own index in either mode', () => {
+    const snapshot = a5000At(1);
+    snapshot.gpus = [{ ...snapshot.gpus[1], index: 3 }];
+    for (const mode of ['busiest', 'sum'] as const) {
+      expect(summaryText(summarize(snapshot, mode)!, trans)).toBe(
+        'GPU 3 · 0 % · 16.8/24.0 GiB'
+      );
+    }
+  });
+
   it('prefers the GPU with the highest utilisation', () => {
     const summary = summarize(
       a5000At(1, { 1: { utilization_gpu: 37 } }),

@@ -151,7 +151,12 @@ namespace Private {
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
-    if (snapshot.error?.kind === 'not_installed') {
+    // Neither NVML nor nvidia-smi here: a machine without an NVIDIA driver.
+    // A Prometheus source without its URL is a setting to correct instead.
+    if (
+      snapshot.error?.kind === 'not_installed' &&
+      snapshot.source !== 'prometheus'
+    ) {
       return (
         <NoGpuMessage
           detail={snapshot.error.message}

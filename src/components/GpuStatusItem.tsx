@@ -82,7 +82,8 @@ export class GpuStatusItem extends ReactWidget {
     }
     if (snapshot.error) {
       // No driver at all is a machine without an NVIDIA GPU, not a failure.
-      return snapshot.error.kind === 'not_installed'
+      return snapshot.error.kind === 'not_installed' &&
+        snapshot.source !== 'prometheus'
         ? {
             text: trans.__('No GPU'),
             title: snapshot.error.message,

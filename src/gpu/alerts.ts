@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
+import { IRequestFailure } from '../tokens';
 import { HELD_MEMORY_MIB } from '../restapi/rules';
 import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
 import { formatList, formatMemory } from './units';
@@ -162,10 +163,13 @@ export class GpuAlerts {
     this._lastTimestamp = snapshot.timestamp;
     const started: IGpuAlert[] = [];
     for (const gpu of snapshot.gpus) {
+      const key = gpu.uuid ?? `#${gpu.index}`;
       if (this._thresholds.onlyMyGpus && !Private.heldByOurKernels(gpu)) {
+        // No longer ours (our kernel exited): its episodes end with it, so
+        // that the GPU alerts again when a kernel of ours comes back.
+        this._states.delete(key);
         continue;
       }
-      const key = gpu.uuid ?? `#${gpu.index}`;
       let state = this._states.get(key);
       if (!state) {
         state = Private.idleState();
@@ -225,12 +229,20 @@ export type SourceChange = 'lost' | 'back';
  */
 export class SourceHealth {
   /**
-   * Take a read's outcome: a snapshot, or the request's failure; the change
-   * it makes, if any.
+   * Take a read's outcome: the latest snapshot, and the failure of the
+   * latest request if it failed; the change it makes, if any.
    */
-  update(snapshot: IGpuSnapshot | null, failed: boolean): SourceChange | null {
-    const readable = !failed && snapshot !== null && snapshot.error === null;
-    const unreadable = failed || (snapshot !== null && snapshot.error !== null);
+  update(
+    snapshot: IGpuSnapshot | null,
+    failure: IRequestFailure | null
+  ): SourceChange | null {
+    const readable =
+      failure === null && snapshot !== null && snapshot.error === null;
+    // A network blip or a timeout (a laptop waking up, the server
+    // restarting) is no news about the GPUs: only the server's own answer is.
+    const unreadable =
+      failure?.kind === 'server' ||
+      (failure === null && snapshot !== null && snapshot.error !== null);
     if (readable) {
       const back = this._lost;
       this._worked = true;
@@ -359,14 +371,7 @@ namespace Private {
     thresholds: IAlertThresholds,
     kind: GpuAlertKind
   ): boolean {
-    switch (kind) {
-      case 'memory':
-        return thresholds.memoryEnabled;
-      case 'temperature':
-        return thresholds.temperatureEnabled;
-      case 'lowUtilization':
-        return thresholds.lowUtilizationEnabled;
-    }
+    return thresholds[ENABLED_SETTING[kind]] === true;
   }
 
   /**

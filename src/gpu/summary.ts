@@ -13,7 +13,7 @@ export type SummaryMode = 'busiest' | 'sum';
  */
 export interface IGpuSummary {
   /**
-   * The GPU summed up; null when it is all of them.
+   * The GPU summed up; null when it is all of several.
    */
   gpuIndex: number | null;
   /**
@@ -71,7 +71,8 @@ export function summarize(
     .map(gpu => gpu.utilization_gpu)
     .filter((value): value is number => value !== null);
   return {
-    gpuIndex: null,
+    // One GPU is that GPU, by its own index (a DCGM exporter's may be 3).
+    gpuIndex: gpus.length === 1 ? gpus[0].index : null,
     gpuCount: gpus.length,
     utilizationPercent:
       utilizations.length === 0
@@ -121,7 +122,7 @@ export function summaryText(
       memory
     );
   }
-  const gpus = trans.__('%1 GPUs', summary.gpuCount);
+  const gpus = trans._n('%1 GPU', '%1 GPUs', summary.gpuCount);
   const which =
     percent === null
       ? utilization

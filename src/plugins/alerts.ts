@@ -18,6 +18,8 @@ import {
   IAlertThresholds,
   SourceHealth
 } from '../gpu/alerts';
+import { describeFailure } from '../gpu/failure';
+import { notificationText } from '../notification';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 
@@ -44,6 +46,8 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const alerts = new GpuAlerts();
     const health = new SourceHealth();
+    // The "can no longer be read" notification, dismissed when they are back.
+    let lostNotice: string | null = null;
     let settings: ISettingRegistry.ISettings | null = null;
     // The alerts poll only while one of them is on.
     let watcher: IDisposable | null = null;
@@ -76,28 +80,42 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
       label: trans.__("Don't show again"),
       caption: trans.__('Turn this kind of GPU alert off in the settings'),
       callback: () => {
-        void settings?.set(ENABLED_SETTING[kind], false);
+        settings?.set(ENABLED_SETTING[kind], false)?.catch(reason => {
+          console.error('Failed to switch the GPU alert off.', reason);
+        });
       }
     });
+    // An alert can be muted and its thresholds changed; lost readings can
+    // only be looked at.
     const actionsOf = (kind: GpuAlertKind | null) =>
       [
         app.commands.hasCommand(CommandIDs.openPanel) ? openPanel : null,
         kind !== null && settings !== null ? mute(kind) : null,
-        app.commands.hasCommand('settingeditor:open') ? openSettings : null
+        kind !== null && app.commands.hasCommand('settingeditor:open')
+          ? openSettings
+          : null
       ].filter(action => action !== null);
 
     model.changed.connect(() => {
       if (watcher === null) {
         return;
       }
-      const change = health.update(model.snapshot, model.failure !== null);
+      const change = health.update(model.snapshot, model.failure);
       if (change === 'lost') {
-        const reason = model.failure?.message ?? model.snapshot?.error?.message;
-        Notification.error(
-          trans.__('The GPUs can no longer be read: %1', reason ?? ''),
+        const reason = model.failure
+          ? describeFailure(model.failure, trans).message
+          : (model.snapshot?.error?.message ?? '');
+        lostNotice = Notification.error(
+          notificationText(
+            trans.__('The GPUs can no longer be read: %1', reason)
+          ),
           { autoClose: false, actions: actionsOf(null) }
         );
       } else if (change === 'back') {
+        if (lostNotice !== null) {
+          Notification.dismiss(lostNotice);
+          lostNotice = null;
+        }
         Notification.success(trans.__('The GPUs can be read again.'), {
           autoClose: 5000
         });

@@ -22,15 +22,10 @@ import {
   ICellGpuRuns,
   IGpuMonitorModel,
   INotebookGpuNeed,
+  PANEL_PLUGIN_ID,
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { followSettings } from './settings';
-
-/**
- * The settings of the panel plugin (schema/panel.json), whose rule for the
- * room a proposed GPU must have the command follows too.
- */
-const PANEL_SETTINGS = 'jupyterlab-gpu-monitor:panel';
 
 /**
  * Adds the command that points a notebook's kernel at the least used GPU,
@@ -55,7 +50,7 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     // The panel's rule for the room a proposed GPU must have free.
     let minFreePercent: number = SETTINGS_DEFAULTS.panel.freeGpuMinFreePercent;
-    void followSettings(registry, PANEL_SETTINGS, settings => {
+    void followSettings(registry, PANEL_PLUGIN_ID, settings => {
       minFreePercent = settings.get('freeGpuMinFreePercent')
         .composite as number;
     });

@@ -21,6 +21,7 @@ import {
   CommandIDs,
   ICellGpuRuns,
   IGpuMonitorModel,
+  PANEL_PLUGIN_ID,
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { followSettings } from './settings';
@@ -31,7 +32,7 @@ import { followSettings } from './settings';
  * plugins (open a notebook, interrupt or shut down a kernel, use a GPU).
  */
 export const panelPlugin: JupyterFrontEndPlugin<void> = {
-  id: 'jupyterlab-gpu-monitor:panel',
+  id: PANEL_PLUGIN_ID,
   description:
     "Adds the GPU Monitor side panel: a card per GPU with its processes and their notebooks, the user's kernels, the least used GPU, live charts with the current notebook's cell runs, and a CSV export of the readings shown.",
   autoStart: true,

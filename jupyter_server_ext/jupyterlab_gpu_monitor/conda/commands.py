@@ -135,19 +135,25 @@ SETTING_FLAGS = {
     "GpuMonitor.prometheus_selector": "--prometheus-selector",
     "GpuMonitor.prometheus_bearer_token_file": "--prometheus-bearer-token-file",
 }
-SETTING_NAME = re.compile("|".join(re.escape(setting) for setting in SETTING_FLAGS))
+# A setting as hints name it, with or without the config file's "c." ("set
+# c.GpuMonitor.prometheus_url to ..."), and only whole names.
+SETTING_NAME = re.compile(
+    r"\b(?:c\.)?(" + "|".join(re.escape(setting) for setting in SETTING_FLAGS) + r")\b"
+)
 
 
 def in_command_terms(text: str) -> str:
     """A hint as a command prints it: each server setting it names becomes the flag."""
-    return SETTING_NAME.sub(lambda match: SETTING_FLAGS[match.group()], text)
+    return SETTING_NAME.sub(lambda match: SETTING_FLAGS[match.group(1)], text)
 
 
 def failure_text(kind: str, message: str, hint: str) -> str:
     """A failure as the commands print it on stderr: its kind, what happened, what to do."""
     return "\n".join(
         (
-            gettext("error ({kind}): {message}").format(kind=kind, message=message),
+            gettext("error ({kind}): {message}").format(
+                kind=kind, message=in_command_terms(message)
+            ),
             gettext("hint: {hint}").format(hint=in_command_terms(hint)),
         )
     )

@@ -29,7 +29,6 @@ _KIND_OF_CODE = {
 }
 _GPU_IS_LOST = 15
 _NOT_SUPPORTED = 3
-_FUNCTION_NOT_FOUND = 13
 
 
 def read_error(error: Exception) -> GpuReadError:
@@ -153,14 +152,15 @@ class NvmlSource:
         """The memory figures nvidia-smi prints: NVML's v2 call, whose ``used`` leaves out what
         the driver reserves for itself (hundreds of MiB on a data-centre GPU since driver 510,
         which nvidia-smi lists apart as "Reserved"); the v1 call counts that as used. v1 where
-        the driver or the binding has no v2."""
+        the v2 call fails (no such call in the driver or the binding, a version it does not
+        take): v1's figures beat none."""
         nvml = self._nvml
         version = getattr(nvml, "nvmlMemory_v2", None)
         if version is not None:
             try:
                 return nvml.nvmlDeviceGetMemoryInfo(handle, version=version)
             except nvml.NVMLError as error:
-                if error.value not in (_FUNCTION_NOT_FOUND, _NOT_SUPPORTED):
+                if error.value == _GPU_IS_LOST:
                     raise
         return nvml.nvmlDeviceGetMemoryInfo(handle)
 
