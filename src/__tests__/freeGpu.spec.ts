@@ -16,6 +16,7 @@ import { formatAge, formatDuration } from '../gpu/units';
 import {
   a100MigSnapshot,
   a5000History,
+  a5000KernelSnapshot,
   a5000Snapshot,
   repeatedHistory,
   v100sX8Snapshot
@@ -128,6 +129,21 @@ describe('a GPU proposed as free', () => {
     expect(noRoomText(loads, large, trans)).toBe(
       'No GPU has the 5.9 GiB this notebook needed free; the most free: GPU 7, 2.9 GiB.'
     );
+  });
+
+  it("counts what the notebook's own kernel holds as room: a restart frees it", () => {
+    // The recorded kernel of train.ipynb holds 22430 MiB on GPU 0 and
+    // 17246 MiB on GPU 1 of the two A5000s, which then have 1678 and 6862 MiB
+    // free: no GPU has half its card free, unless the kernel's own memory
+    // counts.
+    const snapshot = a5000KernelSnapshot();
+    const kernelId = snapshot.gpus[0].processes[0].kernel_id!;
+    const half: IRoomNeeded = { need: null, minFreeShare: 0.5 };
+
+    expect(leastUsed(gpuLoads(snapshot, null), half)).toBeNull();
+    const loads = gpuLoads(snapshot, null, kernelId);
+    expect(loads.map(gpu => gpu.ownMiB)).toEqual([22430, 17246]);
+    expect(leastUsed(loads, half)?.index).toBe(1);
   });
 
   it('is the least used of those with room on two A5000s', () => {

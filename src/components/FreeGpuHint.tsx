@@ -31,6 +31,10 @@ export namespace FreeGpuHint {
      */
     history: IGpuTimeSeries;
     /**
+     * The current notebook's kernel; null without one.
+     */
+    kernelId: string | null;
+    /**
      * The room a GPU must have free to be proposed.
      */
     room: IRoomNeeded;
@@ -53,9 +57,9 @@ export namespace FreeGpuHint {
 export function FreeGpuHint(
   props: FreeGpuHint.IProps
 ): React.ReactElement | null {
-  const { snapshot, history, room, actions, trans } = props;
+  const { snapshot, history, kernelId, room, actions, trans } = props;
   const notebookOpen = actions.canUseGpus();
-  const loads = gpuLoads(snapshot, history);
+  const loads = gpuLoads(snapshot, history, kernelId);
   if (loads.length < 2) {
     return null;
   }

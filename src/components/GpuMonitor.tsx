@@ -200,6 +200,7 @@ namespace Private {
         <FreeGpuHint
           snapshot={snapshot}
           history={model.history}
+          kernelId={notebook?.kernelId ?? null}
           room={{
             need: notebook?.need ?? null,
             minFreeShare: props.freeGpuMinFreeShare

@@ -3,6 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { IGpuTimeSeries, INotebookGpuNeed } from '../tokens';
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { indexAt, sameGpu } from './history';
+import { kernelHoldings } from './processes';
 import { formatList, formatMemory, formatPercent } from './units';
 
 /**
@@ -31,6 +32,11 @@ export interface IGpuLoad {
    * The card's memory, in MiB.
    */
   totalMiB: number;
+  /**
+   * What the notebook's own kernel holds on it, in MiB: room it gets back
+   * by the restart that pointing it at another GPU needs anyway.
+   */
+  ownMiB: number;
   /**
    * The mean share of the memory in use over the window, from 0 to 1.
    */
@@ -69,15 +75,17 @@ export function freeMemory(gpu: IGpu): number {
 
 /**
  * How busy each selectable GPU of the snapshot has been over the
- * `windowSeconds` before it (its current reading where the history has
+ * `windowSeconds` before it, with what the notebook's kernel holds on it (its current reading where the history has
  * none: the history is only polled while the panel shows it, so it may
  * have stopped long before).
  */
 export function gpuLoads(
   snapshot: IGpuSnapshot,
   history: IGpuTimeSeries | null,
+  kernelId: string | null = null,
   windowSeconds = FREE_GPU_WINDOW_SECONDS
 ): IGpuLoad[] {
+  const own = kernelId ? kernelHoldings(snapshot.gpus, kernelId) : new Map();
   const timestamps = history?.timestamps ?? [];
   const from = indexAt(timestamps, snapshot.timestamp - windowSeconds);
   return snapshot.gpus.filter(selectable).map(gpu => {
@@ -91,6 +99,7 @@ export function gpuLoads(
       name: gpu.name,
       freeMiB: freeMemory(gpu),
       totalMiB: total,
+      ownMiB: own.get(gpu.index) ?? 0,
       memoryShare: total > 0 ? used / total : 1,
       utilizationPercent:
         Private.mean(column?.values.utilization_gpu, from) ??
@@ -138,7 +147,7 @@ export function leastUsed(
   const load = (gpu: IGpuLoad): number =>
     gpu.memoryShare + (gpu.utilizationPercent ?? 0) / 100;
   const sorted = loads
-    .filter(gpu => gpu.freeMiB >= roomNeeded(gpu, room))
+    .filter(gpu => gpu.freeMiB + gpu.ownMiB >= roomNeeded(gpu, room))
     .sort((a, b) => load(a) - load(b) || b.freeMiB - a.freeMiB);
   return sorted[0] ?? null;
 }

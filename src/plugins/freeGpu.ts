@@ -117,7 +117,13 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
             need: needOf(panel),
             minFreeShare: minFreePercent / 100
           };
-          const choice = await Private.leastUsedIndex(model, room, trans);
+          const kernelId = panel.sessionContext.session?.kernel?.id ?? null;
+          const choice = await Private.leastUsedIndex(
+            model,
+            kernelId,
+            room,
+            trans
+          );
           if (typeof choice === 'string') {
             Notification.warning(choice, { autoClose: 10000 });
             return;
@@ -158,11 +164,12 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
  */
 namespace Private {
   /**
-   * The least used GPU with the room needed, as a list of one index; else
-   * why there is none.
+   * The least used GPU with the room needed (what the notebook's kernel
+   * holds counting as room), as a list of one index; else why there is none.
    */
   export async function leastUsedIndex(
     model: IGpuMonitorModel,
+    kernelId: string | null,
     room: IRoomNeeded,
     trans: TranslationBundle
   ): Promise<number[] | string> {
@@ -171,7 +178,7 @@ namespace Private {
     }
     const { gpuLoads, leastUsed, noRoomText } = await import('../gpu/freeGpu');
     const snapshot = model.snapshot;
-    const loads = snapshot ? gpuLoads(snapshot, model.history) : [];
+    const loads = snapshot ? gpuLoads(snapshot, model.history, kernelId) : [];
     if (loads.length === 0) {
       return trans.__('No GPU to choose from: the server reads none.');
     }
