@@ -3,7 +3,12 @@ import { Locator, Page } from '@playwright/test';
 
 import { resetFakeGpu } from './fakeGpu';
 import { holdGpuMemory } from './gpuMonitor';
-import { fact, notebookOf, TORCH_CPU_KERNEL } from './testKernels';
+import {
+  fact,
+  notebookOf,
+  TORCH_CPU_KERNEL,
+  waitForIdleKernel
+} from './testKernels';
 
 /**
  * Jupyter Notebook 7 on the test server (its server extension serves /tree
@@ -42,7 +47,7 @@ test.describe('In Jupyter Notebook 7', () => {
     try {
       await page.goto(`${baseURL}/notebooks/${notebookPath}`);
       await appStarted(page);
-      await kernelIdle(page);
+      await waitForIdleKernel(page);
       await expectAllActivated(page);
 
       // Both panels open from Notebook's View › Left Sidebar menu.
@@ -153,19 +158,6 @@ async function expectAllActivated(page: Page): Promise<void> {
     ])
   );
   expect(Object.values(plugins)).not.toContain(false);
-}
-
-/**
- * Wait until the page's notebook has an idle kernel.
- */
-async function kernelIdle(page: Page): Promise<void> {
-  await page.waitForFunction(
-    () =>
-      (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session
-        ?.kernel?.status === 'idle',
-    undefined,
-    { timeout: 60000 }
-  );
 }
 
 /**

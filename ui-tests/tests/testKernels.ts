@@ -1,5 +1,5 @@
 import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
-import { Locator } from '@playwright/test';
+import { Locator, Page } from '@playwright/test';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -76,11 +76,10 @@ export async function openNotebookWith(
 }
 
 /**
- * Wait until the current notebook's kernel is idle.
+ * Wait until the current notebook's kernel is idle (in JupyterLab or in
+ * Notebook 7: only the application's shell is asked).
  */
-export async function waitForIdleKernel(
-  page: IJupyterLabPageFixture
-): Promise<void> {
+export async function waitForIdleKernel(page: Page): Promise<void> {
   await page.waitForFunction(
     () =>
       (window as any).jupyterapp.shell.currentWidget?.sessionContext?.session
