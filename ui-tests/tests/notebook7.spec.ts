@@ -62,8 +62,10 @@ test.describe('In Jupyter Notebook 7', () => {
       ).toContainText('PyTorch is a CPU-only build, but this machine has GPUs');
 
       // The per-cell line: a cell during which the kernel takes GPU memory.
+      // Ctrl+Enter runs the cell in place: Shift+Enter on the last cell would
+      // also add a cell below.
       await page.locator('.jp-Notebook-cell').nth(1).click();
-      await page.keyboard.press('Shift+Enter');
+      await page.keyboard.press('Control+Enter');
       await page.waitForTimeout(2000);
       await holdGpuMemory(page, baseURL!, notebookPath);
       await expect(
@@ -73,6 +75,7 @@ test.describe('In Jupyter Notebook 7', () => {
           .locator('.jp-GpuMonitor-cellLine')
       ).toHaveText(/^GPU 0, 1 · peak 38\.7 GiB/, { timeout: 20000 });
 
+      const cells = await page.locator('.jp-Notebook-cell').count();
       // The reproducibility cell from the notebook's toolbar.
       await page
         .getByRole('button', {
@@ -83,7 +86,7 @@ test.describe('In Jupyter Notebook 7', () => {
       if (await dialog.isVisible({ timeout: 2000 }).catch(() => false)) {
         await dialog.getByRole('button', { name: 'Insert Only' }).click();
       }
-      await expect(page.locator('.jp-Notebook-cell')).toHaveCount(3);
+      await expect(page.locator('.jp-Notebook-cell')).toHaveCount(cells + 1);
       await expect(page.locator('.jp-Notebook-cell').first()).toContainText(
         'torch.manual_seed(SEED)'
       );
