@@ -142,7 +142,8 @@ async def test_nvml_and_nvidia_smi_reads_are_timed_in_turns_and_the_loop_watched
     # The first nvidia-smi read cycle also runs -q -x (its cost is in first_read_ms); the
     # figures themselves are not compared here: they depend on the machine's load.
     assert sum("-q" in call.split() for call in fake_smi.calls()) == 1
-    assert costs["nvidia-smi"]["first_read_ms"] >= costs["nvidia-smi"]["min_ms"]
+    smi = costs["nvidia-smi"]
+    assert smi["first_read_ms"] > 0 and smi["min_ms"] <= smi["median_ms"] <= smi["max_ms"]
     blocking = await loop_blocking(sources["nvml"], seconds=0.5, interval_seconds=0.1)
     assert blocking["source"] == "nvml" and blocking["read_error"] is None
     assert blocking["reads"] >= 1 and blocking["reading"]["ticks"] >= 1
