@@ -158,7 +158,7 @@ describe('GpuMonitor', () => {
     expect(container.textContent).toContain('The server reports no GPU.');
   });
 
-  it('shows a card per GPU and the charts chosen in the settings', () => {
+  it('shows a row per GPU and the charts chosen in the settings', () => {
     const history = new GpuHistoryBuffer();
     history.append(a5000History());
 

@@ -9,11 +9,12 @@ import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { FreeGpuHint } from './FreeGpuHint';
-import { GpuCard } from './GpuCard';
 import { GpuChart } from './GpuChart';
+import { GpuRow } from './GpuRow';
 import { KernelList } from './KernelList';
 import { MonitorMessage, NoGpuMessage } from './MonitorMessage';
 import { NotebookNeed } from './NotebookNeed';
+import { ProcessList } from './ProcessList';
 
 /**
  * The properties of {@link GpuMonitor}.
@@ -74,8 +75,8 @@ export namespace GpuMonitor {
 
 /**
  * The GPU monitor panel: what the current notebook needs, the least used
- * GPU, the user's kernels, a card per GPU and the charts, or why there is
- * nothing to show.
+ * GPU, the user's kernels, a row per GPU, their processes and the charts,
+ * or why there is nothing to show.
  */
 export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
   const { model, trans } = props;
@@ -211,16 +212,26 @@ namespace Private {
         {model.kernels && model.kernels.length > 0 && (
           <KernelList kernels={model.kernels} actions={actions} trans={trans} />
         )}
-        {snapshot.gpus.map(gpu => (
-          <GpuCard
-            key={gpu.uuid ?? gpu.index}
-            gpu={gpu}
-            kernelGpus={model.kernelGpus}
-            now={snapshot.timestamp}
-            actions={actions}
-            trans={trans}
-          />
-        ))}
+        <section className="jp-GpuMonitor-gpus" aria-label={trans.__('GPUs')}>
+          <div className="jp-GpuMonitor-gpuColumns" aria-hidden="true">
+            <span>{trans.__('Utilization')}</span>
+            <span>{trans.__('Memory')}</span>
+          </div>
+          {snapshot.gpus.map(gpu => (
+            <GpuRow
+              key={gpu.uuid ?? gpu.index}
+              gpu={gpu}
+              kernelGpus={model.kernelGpus}
+              trans={trans}
+            />
+          ))}
+        </section>
+        <ProcessList
+          gpus={snapshot.gpus}
+          now={snapshot.timestamp}
+          actions={actions}
+          trans={trans}
+        />
         {model.history.gpus.length > 0 &&
           props.charts.map(kind => (
             <GpuChart

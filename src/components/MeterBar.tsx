@@ -9,7 +9,8 @@ export namespace MeterBar {
    */
   export interface IProps {
     /**
-     * What is measured, e.g. "Memory".
+     * What is measured, e.g. "Memory": the meter's accessible name (the
+     * list's column heads show it).
      */
     label: string;
     /**
@@ -26,6 +27,11 @@ export namespace MeterBar {
      */
     text: string;
     /**
+     * A shorter text shown in its place where the list has no room for it,
+     * e.g. "MIG" for "n/a under MIG"; the text by default.
+     */
+    shown?: string;
+    /**
      * A longer explanation, shown on hover.
      */
     title?: string;
@@ -33,15 +39,17 @@ export namespace MeterBar {
 }
 
 /**
- * A labelled bar that fills with a reading, e.g. utilisation or memory.
+ * A bar that fills with a reading, e.g. utilisation or memory, and the
+ * reading beside it: two cells of the GPU list's grid, so that the bars of
+ * every GPU line up.
  */
 export function MeterBar(props: MeterBar.IProps): React.ReactElement {
   const { label, value, max, text, title } = props;
+  const shown = props.shown ?? text;
   const share =
     value === null || max <= 0 ? 0 : Math.min(1, Math.max(0, value / max));
   return (
-    <div className="jp-GpuMonitor-meter" title={title}>
-      <span className="jp-GpuMonitor-meterLabel">{label}</span>
+    <>
       <div
         className="jp-GpuMonitor-meterTrack"
         role="meter"
@@ -50,13 +58,20 @@ export function MeterBar(props: MeterBar.IProps): React.ReactElement {
         aria-valuemax={max}
         aria-valuenow={value ?? undefined}
         aria-valuetext={text}
+        title={title ?? `${label}: ${text}`}
       >
         <div
           className="jp-GpuMonitor-meterFill"
           style={{ width: `${(share * 100).toFixed(1)}%` }}
         />
       </div>
-      <span className="jp-GpuMonitor-meterText">{text}</span>
-    </div>
+      <span
+        className="jp-GpuMonitor-meterText"
+        title={title ?? text}
+        aria-hidden
+      >
+        {shown}
+      </span>
+    </>
   );
 }

@@ -41,13 +41,28 @@ export function processOwner(process: IGpuProcess): ProcessOwner {
 }
 
 /**
- * The processes of a GPU in the order the list shows them: this server's
+ * A process on one of the GPUs, as the panel's process list has it.
+ */
+export interface IGpuProcessEntry {
+  /**
+   * The index of the GPU it runs on.
+   */
+  gpuIndex: number;
+  /**
+   * The process as the snapshot has it.
+   */
+  process: IGpuProcess;
+}
+
+/**
+ * The processes of the GPUs in the order the list shows them: this server's
  * own kernels first, then the user's other processes, then other users',
- * then those not visible from here; the most memory first within each.
+ * then those not visible from here; the most memory first within each, and
+ * the GPUs' order where they hold as much.
  */
 export function sortProcesses(
-  processes: readonly IGpuProcess[]
-): IGpuProcess[] {
+  gpus: readonly { index: number; processes: readonly IGpuProcess[] }[]
+): IGpuProcessEntry[] {
   const rank = (process: IGpuProcess): number => {
     const owner = processOwner(process);
     switch (owner.kind) {
@@ -61,8 +76,14 @@ export function sortProcesses(
         return 4;
     }
   };
-  return [...processes].sort(
-    (a, b) =>
+  const entries: IGpuProcessEntry[] = [];
+  for (const gpu of gpus) {
+    for (const process of gpu.processes) {
+      entries.push({ gpuIndex: gpu.index, process });
+    }
+  }
+  return entries.sort(
+    ({ process: a }, { process: b }) =>
       rank(a) - rank(b) || (b.used_memory_mib ?? -1) - (a.used_memory_mib ?? -1)
   );
 }

@@ -34,7 +34,7 @@ import { followSettings } from './settings';
 export const panelPlugin: JupyterFrontEndPlugin<void> = {
   id: PANEL_PLUGIN_ID,
   description:
-    "Adds the GPU Monitor side panel: a card per GPU with its processes and their notebooks, the user's kernels, the least used GPU, live charts with the current notebook's cell runs, and a CSV export of the readings shown.",
+    "Adds the GPU Monitor side panel: a row per GPU, the processes on them and their notebooks, the user's kernels, the least used GPU, live charts with the current notebook's cell runs, and a CSV export of the readings shown.",
   autoStart: true,
   requires: [IGpuMonitorModel],
   optional: [

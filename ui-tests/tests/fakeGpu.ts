@@ -1,3 +1,4 @@
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -45,4 +46,28 @@ export function failLike(capture: string, exitCode: string): void {
  */
 export function resetFakeGpu(): void {
   fs.rmSync(CONTROL, { force: true });
+}
+
+/**
+ * Replay another capture (`null`: the one the server started with). The
+ * server reads the slow facts, the MIG layout among them, again only after a
+ * failed read, as when a real machine's GPUs change: fail once in between.
+ */
+export async function replaceGpus(
+  page: IJupyterLabPageFixture,
+  baseURL: string,
+  settings: Record<string, string> | null
+): Promise<void> {
+  const errorKind = async (): Promise<string | null> => {
+    const response = await page.request.get(`${baseURL}/gpu-monitor/api/gpus`);
+    return (await response.json()).error?.kind ?? null;
+  };
+  failLike('no-devices-were-found.txt', '6');
+  await expect.poll(errorKind).toBe('no_devices');
+  if (settings) {
+    setFakeGpu(settings);
+  } else {
+    resetFakeGpu();
+  }
+  await expect.poll(errorKind).toBeNull();
 }

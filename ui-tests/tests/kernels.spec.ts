@@ -28,25 +28,26 @@ test.describe('who is using the GPU', () => {
     const row = myKernels.getByRole('row', { name: new RegExp(name) });
     await expect(row).toContainText('38.7 GiB');
     await expect(row).toContainText('GPU 0: 21.9 GiB, GPU 1: 16.8 GiB');
+    // One row per GPU the kernel holds memory on, its GPU first.
+    const processes = panel.getByRole('table', {
+      name: 'Processes on the GPUs'
+    });
+    const held = processes.getByRole('row', { name: new RegExp(name) });
+    await expect(held).toHaveCount(2);
     for (const [index, memory] of [
       [0, '21.9 GiB'],
       [1, '16.8 GiB']
     ]) {
-      const processes = panel.getByRole('table', {
-        name: `Processes on GPU ${index}`
-      });
-      const process = processes.getByRole('row', { name: new RegExp(name) });
-      await expect(process).toContainText(`${kernel.pid}${name}${memory}`);
+      const process = held.nth(Number(index));
+      await expect(process).toContainText(`${index}${name}pid ${kernel.pid}`);
+      await expect(process).toContainText(memory);
       await expect(process.getByRole('link', { name })).toHaveAttribute(
         'title',
         `Open ${notebookPath}`
       );
     }
 
-    await panel
-      .getByRole('table', { name: 'Processes on GPU 0' })
-      .getByRole('link', { name })
-      .click();
+    await held.first().getByRole('link', { name }).click();
     await expect(
       page.getByRole('main').getByRole('tab', { name })
     ).toHaveAttribute('aria-selected', 'true');
@@ -75,12 +76,10 @@ test.describe('who is using the GPU', () => {
 
     // The capture's llama-server: a pid this server's namespace does not have.
     const process = panel
-      .getByRole('table', { name: 'Processes on GPU 0' })
+      .getByRole('table', { name: 'Processes on the GPUs' })
       .getByRole('row')
       .nth(1);
-    await expect(process).toHaveText(
-      '100477not visible from this container21.9 GiB'
-    );
+    await expect(process).toHaveText('0not visible herepid 10047721.9 GiB');
     await expect(process.getByRole('button')).toHaveCount(0);
   });
 

@@ -71,10 +71,10 @@ test.describe('In Simplified Chinese', () => {
         gpus.getByRole('meter', { name: '显存' }).first()
       ).toHaveAttribute('aria-valuetext', /^\d+\.\d \/ 24\.0 GiB$/);
       await expect(
-        gpus.getByRole('table', { name: 'GPU 0 上的进程' })
+        gpus.getByRole('table', { name: 'GPU 上的进程' })
       ).toBeVisible();
       await expect(
-        gpus.getByRole('columnheader', { name: '所属' }).first()
+        gpus.getByRole('columnheader', { name: '进程' })
       ).toBeVisible();
       await page.waitForTimeout(500);
       expect(

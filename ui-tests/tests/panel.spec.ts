@@ -3,7 +3,7 @@ import { Locator } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { failLike, resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.
@@ -17,36 +17,38 @@ const PANEL = 'GPU Monitor';
 const BUSIEST_STATUS = '2 GPUs · max 0 % · 21.9/24.0 GiB';
 
 test.describe('GPU monitor panel', () => {
-  test('opens from its sidebar icon with one card per GPU of the capture', async ({
+  test('opens from its sidebar icon with one row per GPU of the capture and their processes below', async ({
     page
   }) => {
     const panel = await openFromIcon(page);
 
-    const cards = panel.getByRole('article');
-    await expect(cards).toHaveCount(2);
+    const rows = panel.getByRole('article');
+    await expect(rows).toHaveCount(2);
+    const processes = panel.getByRole('table', {
+      name: 'Processes on the GPUs'
+    });
     for (const [index, used, held] of [
       [0, '21.9', '21.9 GiB'],
       [1, '16.8', '16.8 GiB']
     ]) {
-      const card = cards.nth(Number(index));
-      await expect(card.getByRole('heading')).toHaveText(
-        `GPU ${index} NVIDIA RTX A5000`
+      const row = panel.getByRole('article', {
+        name: `GPU ${index} NVIDIA RTX A5000`
+      });
+      await expect(row.getByRole('heading')).toHaveText(
+        `GPU ${index}RTX A5000`
       );
-      await expect(card.getByRole('meter', { name: 'Memory' })).toHaveAttribute(
+      await expect(row.getByRole('meter', { name: 'Memory' })).toHaveAttribute(
         'aria-valuetext',
         `${used} / 24.0 GiB`
       );
       await expect(
-        card.getByRole('meter', { name: 'Utilization' })
+        row.getByRole('meter', { name: 'Utilization' })
       ).toHaveAttribute('aria-valuetext', '0 %');
-      const processes = card.getByRole('table', {
-        name: `Processes on GPU ${index}`
-      });
       // The capture's llama-server, one process on both GPUs, with a pid
       // this machine does not have.
-      await expect(processes.getByRole('row').nth(1)).toContainText(
-        `100477not visible from this container${held}`
-      );
+      await expect(
+        processes.getByRole('row').nth(Number(index) + 1)
+      ).toHaveText(`${index}not visible herepid 100477${held}`);
     }
     await expect(panel).toContainText('Driver 590.44.01 · CUDA 13.1');
   });
@@ -250,7 +252,7 @@ test.describe('GPU monitor panel', () => {
     }
   });
 
-  test('shows the instances of a MIG GPU and "n/a under MIG" for its utilization', async ({
+  test('shows the instances of a MIG GPU and "MIG" for its utilization', async ({
     page,
     baseURL
   }) => {
@@ -263,17 +265,24 @@ test.describe('GPU monitor panel', () => {
     try {
       const panel = await openFromIcon(page);
 
-      const card = panel.getByRole('article', {
+      const row = panel.getByRole('article', {
         name: /NVIDIA A100-SXM4-80GB/
       });
-      await expect(
-        card.getByRole('meter', { name: 'Utilization' })
-      ).toHaveAttribute('aria-valuetext', 'n/a under MIG');
-      const instances = card.getByRole('table', {
+      const utilization = row.getByRole('meter', { name: 'Utilization' });
+      await expect(utilization).toHaveAttribute(
+        'aria-valuetext',
+        'n/a under MIG'
+      );
+      await expect(row.locator('.jp-GpuMonitor-meterText').first()).toHaveText(
+        'MIG'
+      );
+      const instances = row.getByRole('list', {
         name: 'MIG instances of GPU 0'
       });
-      await expect(instances.getByRole('row')).toHaveCount(1 + 4);
-      await expect(instances).toContainText('0.0 / 19.5 GiB');
+      await expect(instances.getByRole('listitem')).toHaveCount(4);
+      await expect(
+        instances.getByRole('meter', { name: 'Memory of MIG 0' })
+      ).toHaveAttribute('aria-valuetext', '0.0 / 19.5 GiB');
     } finally {
       await replaceGpus(page, baseURL!, null);
     }
@@ -313,30 +322,6 @@ async function openFromIcon(page: IJupyterLabPageFixture): Promise<Locator> {
   const panel = page.getByRole('region', { name: PANEL });
   await expect(panel).toBeVisible();
   return panel;
-}
-
-/**
- * Replay another capture (`null`: the one the server started with). The
- * server reads the slow facts, the MIG layout among them, again only after a
- * failed read, as when a real machine's GPUs change: fail once in between.
- */
-async function replaceGpus(
-  page: IJupyterLabPageFixture,
-  baseURL: string,
-  settings: Record<string, string> | null
-): Promise<void> {
-  const errorKind = async (): Promise<string | null> => {
-    const response = await page.request.get(`${baseURL}/gpu-monitor/api/gpus`);
-    return (await response.json()).error?.kind ?? null;
-  };
-  failLike('no-devices-were-found.txt', '6');
-  await expect.poll(errorKind).toBe('no_devices');
-  if (settings) {
-    setFakeGpu(settings);
-  } else {
-    resetFakeGpu();
-  }
-  await expect.poll(errorKind).toBeNull();
 }
 
 /**

@@ -3,31 +3,22 @@ import * as React from 'react';
 
 import { ProcessOwner, processOwner, sortProcesses } from '../gpu/processes';
 import { formatAge, formatMemory } from '../gpu/units';
-import { IGpuProcess } from '../restapi/gpus';
+import { IGpu, IGpuProcess } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
 
 /**
- * The properties of {@link ProcessTable}.
+ * The properties of {@link ProcessList}.
  */
-export namespace ProcessTable {
+export namespace ProcessList {
   /**
-   * The properties of {@link ProcessTable}.
+   * The properties of {@link ProcessList}.
    */
   export interface IProps {
     /**
-     * The GPU's index.
+     * The GPUs, with the processes running on each.
      */
-    gpuIndex: number;
-    /**
-     * The processes running on the GPU.
-     */
-    processes: readonly IGpuProcess[];
-    /**
-     * How many more processes the server left out (those holding the least
-     * memory).
-     */
-    omitted: number;
+    gpus: readonly IGpu[];
     /**
      * When the processes were read, in seconds since the epoch (the
      * server's clock, as their start times).
@@ -45,57 +36,58 @@ export namespace ProcessTable {
 }
 
 /**
- * The processes running on one GPU, the user's own kernels first: the
- * notebook each belongs to (a link that opens it, with buttons that
- * interrupt or shut down the user's own kernels) or the user who runs it,
- * its GPU memory and its age.
+ * The processes running on the GPUs, in one table below them, the user's
+ * own kernels first: the GPU, the notebook each belongs to (a link that
+ * opens it, with buttons that interrupt or shut down the user's own
+ * kernels) or the user who runs it, its pid and age under it, and its GPU
+ * memory. Three columns, so that a notebook's name is not cut at the
+ * sidebar's default width.
  */
-export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
-  const { gpuIndex, processes, omitted, now, actions, trans } = props;
+export function ProcessList(props: ProcessList.IProps): React.ReactElement {
+  const { gpus, now, actions, trans } = props;
+  const entries = sortProcesses(gpus);
+  const omitted = gpus.reduce((sum, gpu) => sum + gpu.processes_omitted, 0);
   return (
     <table
       className="jp-GpuMonitor-processes"
-      aria-label={trans.__('Processes on GPU %1', gpuIndex)}
+      aria-label={trans.__('Processes on the GPUs')}
     >
-      <colgroup>
-        <col className="jp-GpuMonitor-pidColumn" />
-        <col />
-        <col className="jp-GpuMonitor-memoryColumn" />
-        <col className="jp-GpuMonitor-ageColumn" />
-      </colgroup>
       <thead>
         <tr>
-          <th scope="col">{trans.__('PID')}</th>
+          <th scope="col" title={trans.__('The GPU the process runs on')}>
+            {trans.__('GPU')}
+          </th>
           <th
             scope="col"
             title={trans.__(
-              'The notebook whose kernel runs the process, or the user who runs it'
+              'The notebook whose kernel runs the process, or the user who runs it; its process id and how long it has run'
             )}
           >
-            {trans.__('Owner')}
+            {trans.__('Process')}
           </th>
-          <th scope="col">{trans.__('Memory')}</th>
-          <th scope="col">{trans.__('Age')}</th>
+          <th scope="col" className="jp-GpuMonitor-number">
+            {trans.__('Memory')}
+          </th>
         </tr>
       </thead>
       <tbody>
-        {processes.length === 0 ? (
+        {entries.length === 0 ? (
           <tr>
-            <td colSpan={4} className="jp-GpuMonitor-empty">
-              {trans.__('No process is using this GPU.')}
+            <td colSpan={3} className="jp-GpuMonitor-empty">
+              {trans.__('No process is using a GPU.')}
             </td>
           </tr>
         ) : (
-          sortProcesses(processes).map(process => {
+          entries.map(({ gpuIndex, process }) => {
             const owner = processOwner(process);
             return (
               <tr
-                key={`${process.pid}-${process.gpu_instance_id}`}
+                key={`${gpuIndex}-${process.pid}-${process.gpu_instance_id}`}
                 className={
                   owner.kind === 'kernel' && owner.own ? 'jp-mod-own' : ''
                 }
               >
-                <td title={process.name ?? ''}>{process.pid}</td>
+                <td className="jp-GpuMonitor-number">{gpuIndex}</td>
                 <td className="jp-GpuMonitor-owner">
                   <Private.Owner
                     owner={owner}
@@ -103,16 +95,14 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
                     actions={actions}
                     trans={trans}
                   />
+                  <span className="jp-GpuMonitor-processDetail">
+                    {Private.detail(process, now, trans)}
+                  </span>
                 </td>
-                <td>
+                <td className="jp-GpuMonitor-number">
                   {process.used_memory_mib === null
                     ? trans.__('n/a')
                     : formatMemory(process.used_memory_mib, trans)}
-                </td>
-                <td>
-                  {process.started === null
-                    ? ''
-                    : formatAge(now - process.started, trans)}
                 </td>
               </tr>
             );
@@ -120,7 +110,7 @@ export function ProcessTable(props: ProcessTable.IProps): React.ReactElement {
         )}
         {omitted > 0 && (
           <tr>
-            <td colSpan={4} className="jp-GpuMonitor-empty">
+            <td colSpan={3} className="jp-GpuMonitor-empty">
               {trans._n(
                 '%1 more process, holding less memory, is not shown.',
                 '%1 more processes, holding less memory, are not shown.',
@@ -175,12 +165,31 @@ namespace Private {
               'The driver reports a process id that this server cannot see: it runs in another container or on the host.'
             )}
           >
-            {trans.__('not visible from this container')}
+            {trans.__('not visible here')}
           </span>
         );
       case 'unknown':
         return <span>{process.name ? baseName(process.name) : ''}</span>;
     }
+  }
+
+  /**
+   * "pid 4242 · GI 3 · 12 min", under the owner: its MIG instance when it
+   * runs on one.
+   */
+  export function detail(
+    process: IGpuProcess,
+    now: number,
+    trans: TranslationBundle
+  ): string {
+    return [
+      trans.__('pid %1', process.pid),
+      process.gpu_instance_id !== null &&
+        trans.__('GI %1', process.gpu_instance_id),
+      process.started !== null && formatAge(now - process.started, trans)
+    ]
+      .filter(Boolean)
+      .join(' · ');
   }
 
   /**

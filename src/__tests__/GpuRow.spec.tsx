@@ -1,0 +1,300 @@
+import { nullTranslator } from '@jupyterlab/translation';
+import { fireEvent, render, within } from '@testing-library/react';
+import * as React from 'react';
+
+import { GpuRow } from '../components/GpuRow';
+import { ProcessList } from '../components/ProcessList';
+import { IGpu } from '../restapi/gpus';
+import { fakeActions } from './panelActions';
+import {
+  a100MigSnapshot,
+  a5000KernelSnapshot,
+  a5000Snapshot,
+  v100sX8Snapshot
+} from './payloads';
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+describe('GpuRow', () => {
+  it('shows the readings of GPU 0 of the capture in two lines, the full name and the fan on hover', () => {
+    const gpu = a5000Snapshot().gpus[0];
+
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+
+    const row = getByRole('article', { name: 'GPU 0 NVIDIA RTX A5000' });
+    expect(within(row).getByRole('heading').textContent).toBe('GPU 0RTX A5000');
+    const memory = within(row).getByRole('meter', { name: 'Memory' });
+    expect(memory.getAttribute('aria-valuetext')).toBe('21.9 / 24.0 GiB');
+    expect(memory.getAttribute('aria-valuenow')).toBe('22437');
+    expect(memory.getAttribute('aria-valuemax')).toBe('24564');
+    expect(
+      within(row)
+        .getByRole('meter', { name: 'Utilization' })
+        .getAttribute('aria-valuetext')
+    ).toBe('0 %');
+    expect(row.textContent).toBe(
+      'GPU 0RTX A500013 °C6.5 / 230 W0 %21.9 / 24.0 GiB'
+    );
+    expect(row.title).toBe('NVIDIA RTX A5000\nFan 30 %\nBus 00000000:81:00.0');
+    expect(within(row).queryByRole('list', { name: /MIG/ })).toBeNull();
+  });
+
+  it.each([
+    ['Tesla V100S-PCIE-32GB', 'V100S-PCIE-32GB'],
+    ['NVIDIA H100 80GB HBM3', 'H100 80GB HBM3'],
+    ['NVIDIA GeForce RTX 4090', 'RTX 4090'],
+    ['Quadro RTX 6000', 'Quadro RTX 6000'],
+    ['NVIDIA', 'NVIDIA']
+  ])(
+    'shortens the name %s to %s, and keeps it whole as the name of the row',
+    (name, shown) => {
+      const gpu = { ...a5000Snapshot().gpus[0], name };
+
+      const { getByRole } = render(
+        <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+      );
+
+      expect(getByRole('article', { name: `GPU 0 ${name}` })).toBeTruthy();
+      expect(getByRole('heading').textContent).toBe(`GPU 0${shown}`);
+    }
+  );
+
+  it('names every GPU of the 8× V100S server by its short name', () => {
+    const { getAllByRole } = render(
+      <>
+        {v100sX8Snapshot().gpus.map(gpu => (
+          <GpuRow key={gpu.index} gpu={gpu} kernelGpus={null} trans={trans} />
+        ))}
+      </>
+    );
+
+    expect(getAllByRole('heading').map(heading => heading.textContent)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map(index => `GPU ${index}V100S-PCIE-32GB`)
+    );
+  });
+
+  it('shows the MIG instances with their memory, and "MIG" where MIG hides the utilization', () => {
+    const gpu = a100MigSnapshot().gpus[0];
+
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+
+    const utilization = getByRole('meter', { name: 'Utilization' });
+    expect(utilization.getAttribute('aria-valuetext')).toBe('n/a under MIG');
+    expect(utilization.getAttribute('aria-valuenow')).toBeNull();
+    expect(utilization.nextElementSibling!.textContent).toBe('MIG');
+    // No fan on this SXM board: nothing about it on hover.
+    expect(getByRole('article').title).not.toContain('Fan');
+    const instances = getByRole('list', { name: 'MIG instances of GPU 0' });
+    const items = within(instances).getAllByRole('listitem');
+    // The capture names no profile: the instance's index only.
+    expect(items.map(item => item.textContent)).toEqual([
+      'MIG 00.0 / 19.5 GiB',
+      'MIG 10.0 / 19.5 GiB',
+      'MIG 20.0 / 19.5 GiB',
+      'MIG 30.0 / 19.5 GiB'
+    ]);
+    expect(
+      within(items[0])
+        .getByText(/^MIG 0/)
+        .getAttribute('title')
+    ).toBe('GPU instance 3, compute instance 0');
+    expect(
+      within(items[0])
+        .getByRole('meter', { name: 'Memory of MIG 0' })
+        .getAttribute('aria-valuetext')
+    ).toBe('0.0 / 19.5 GiB');
+  });
+
+  it("marks a GPU the notebook's kernel can see, and says so on hover", () => {
+    const [first, second] = a5000Snapshot().gpus;
+    const kernelGpus = { label: 'train.ipynb', indices: [1] };
+
+    const { getAllByRole } = render(
+      <>
+        <GpuRow gpu={first} kernelGpus={kernelGpus} trans={trans} />
+        <GpuRow gpu={second} kernelGpus={kernelGpus} trans={trans} />
+      </>
+    );
+
+    const [row0, row1] = getAllByRole('article');
+    expect(row0.title).not.toContain('Visible to');
+    expect(row0.classList).not.toContain('jp-mod-kernelVisible');
+    expect(row1.title).toContain('Visible to train.ipynb');
+    expect(row1.classList).toContain('jp-mod-kernelVisible');
+  });
+
+  it("shows a GPU's own error", () => {
+    const gpu = {
+      ...a5000Snapshot().gpus[0],
+      error: {
+        kind: 'gpu_lost' as const,
+        message: 'GPU is lost',
+        hint: 'Reboot the machine.'
+      }
+    };
+
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+
+    expect(getByRole('alert').textContent).toBe(
+      'GPU is lostReboot the machine.'
+    );
+  });
+});
+
+describe('ProcessList', () => {
+  /**
+   * The table's rows under its head, each as its cells' texts.
+   */
+  const rows = (table: HTMLElement): string[][] =>
+    within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map(row =>
+        Array.from((row as HTMLTableRowElement).cells).map(
+          cell => cell.textContent ?? ''
+        )
+      );
+
+  it("links a process to its kernel's notebook, with its GPU, pid, age, memory and kernel buttons", () => {
+    const snapshot = a5000KernelSnapshot();
+    const process = snapshot.gpus[0].processes[0];
+    const actions = fakeActions();
+
+    const { getByRole } = render(
+      <ProcessList
+        gpus={snapshot.gpus}
+        now={process.started! + 754}
+        actions={actions}
+        trans={trans}
+      />
+    );
+
+    const table = getByRole('table', { name: 'Processes on the GPUs' });
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map(element => element.textContent)
+    ).toEqual(['GPU', 'Process', 'Memory']);
+    expect(rows(table)[0]).toEqual([
+      '0',
+      `train.ipynbpid ${process.pid} · 12 min`,
+      '21.9 GiB'
+    ]);
+    // The kernel holds memory on both GPUs: a row on each.
+    expect(rows(table)[1][0]).toBe('1');
+    fireEvent.click(
+      within(table).getAllByRole('link', { name: 'train.ipynb' })[0]
+    );
+    expect(actions.openPath).toHaveBeenCalledWith('train.ipynb');
+    fireEvent.click(
+      within(table).getAllByRole('button', {
+        name: 'Shut down the kernel of train.ipynb'
+      })[0]
+    );
+    expect(actions.shutDownKernel).toHaveBeenCalledWith(
+      process.kernel_id,
+      'train.ipynb'
+    );
+    fireEvent.click(
+      within(table).getAllByRole('button', {
+        name: 'Interrupt the kernel of train.ipynb'
+      })[0]
+    );
+    expect(actions.interruptKernel).toHaveBeenCalledTimes(1);
+  });
+
+  it('says a process the driver reports from another PID namespace is not visible, and offers no action', () => {
+    // The capture's llama-server processes, which this server's namespace has not.
+    const snapshot = a5000Snapshot();
+
+    const { getByRole } = render(
+      <ProcessList
+        gpus={snapshot.gpus}
+        now={snapshot.timestamp}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+
+    const table = getByRole('table');
+    expect(rows(table)).toEqual([
+      ['0', 'not visible herepid 100477', '21.9 GiB'],
+      ['1', 'not visible herepid 100477', '16.8 GiB']
+    ]);
+    expect(within(table).queryAllByRole('button')).toHaveLength(0);
+  });
+
+  it("lists the user's own kernels first, then other users' processes by memory, across the GPUs", () => {
+    const snapshot = a5000KernelSnapshot();
+    const [gpu0, gpu1] = snapshot.gpus;
+    const kernel = gpu0.processes[0];
+    const other = (pid: number, mib: number, user: string) => ({
+      ...kernel,
+      pid,
+      used_memory_mib: mib,
+      user,
+      own: false,
+      name: null,
+      kernel_id: null,
+      session_path: null
+    });
+    const gpus: IGpu[] = [
+      { ...gpu0, processes: [other(4242, 512, 'bob'), kernel] },
+      { ...gpu1, processes: [other(4243, 30000, 'carol')] }
+    ];
+
+    const { getByRole } = render(
+      <ProcessList
+        gpus={gpus}
+        now={snapshot.timestamp}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+
+    const table = getByRole('table');
+    expect(
+      rows(table).map(([gpu, owner]) => [gpu, owner.split('pid')[0]])
+    ).toEqual([
+      ['0', 'train.ipynb'],
+      ['1', 'carol'],
+      ['0', 'bob']
+    ]);
+    expect(within(table).getAllByRole('row')[1].className).toBe('jp-mod-own');
+    expect(within(table).getAllByRole('button')).toHaveLength(2);
+  });
+
+  it('says when no process uses a GPU', () => {
+    const gpus = a5000Snapshot().gpus.map(gpu => ({ ...gpu, processes: [] }));
+
+    const { getByRole } = render(
+      <ProcessList gpus={gpus} now={0} actions={fakeActions()} trans={trans} />
+    );
+
+    expect(getByRole('table').textContent).toContain(
+      'No process is using a GPU.'
+    );
+  });
+
+  it('says how many processes the server left out on all GPUs', () => {
+    const gpus = a5000Snapshot().gpus.map(gpu => ({
+      ...gpu,
+      processes_omitted: 2872
+    }));
+
+    const { getByRole } = render(
+      <ProcessList gpus={gpus} now={0} actions={fakeActions()} trans={trans} />
+    );
+
+    const all = within(getByRole('table')).getAllByRole('row');
+    expect(all[all.length - 1].textContent).toBe(
+      '5744 more processes, holding less memory, are not shown.'
+    );
+  });
+});

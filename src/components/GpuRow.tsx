@@ -1,0 +1,251 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import { shortGpuName } from '../gpu/names';
+import {
+  formatCelsius,
+  formatMemoryOf,
+  formatPercent,
+  formatWatts,
+  formatWattsOf
+} from '../gpu/units';
+import { IKernelGpus } from '../tokens';
+import { IGpu, IMigDevice } from '../restapi/gpus';
+import { MeterBar } from './MeterBar';
+import { MonitorMessage } from './MonitorMessage';
+import { SeriesSwatch } from './SeriesSwatch';
+
+/**
+ * The properties of {@link GpuRow}.
+ */
+export namespace GpuRow {
+  /**
+   * The properties of {@link GpuRow}.
+   */
+  export interface IProps {
+    /**
+     * The GPU as the latest snapshot has it.
+     */
+    gpu: IGpu;
+    /**
+     * The GPUs the current notebook's kernel can see; null when unknown.
+     */
+    kernelGpus: IKernelGpus | null;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * One GPU in two dense lines: its index and short name with its
+ * temperature and power, then bars for utilisation and memory with their
+ * numbers; its MIG instances under them. The full name, the fan and the
+ * bus id are its tooltip.
+ */
+export function GpuRow(props: GpuRow.IProps): React.ReactElement {
+  const { gpu, kernelGpus, trans } = props;
+  const visibleToKernel = kernelGpus?.indices.includes(gpu.index) ?? false;
+  const headingId = `jp-GpuMonitor-gpu-${gpu.uuid ?? gpu.index}`;
+  const missing = (field: keyof IGpu): string =>
+    Private.missingReading(gpu, field, trans);
+  const memoryKnown =
+    gpu.memory_used_mib !== null && gpu.memory_total_mib !== null;
+  const fullName = trans.__('GPU %1', gpu.index) + ' ' + (gpu.name ?? '');
+  return (
+    <article
+      className={`jp-GpuMonitor-gpu${visibleToKernel ? ' jp-mod-kernelVisible' : ''}`}
+      aria-labelledby={headingId}
+      title={Private.tooltip(gpu, kernelGpus, visibleToKernel, trans)}
+    >
+      <div className="jp-GpuMonitor-gpuHead">
+        <h3
+          id={headingId}
+          className="jp-GpuMonitor-gpuTitle"
+          aria-label={fullName.trim()}
+        >
+          <SeriesSwatch gpuIndex={gpu.index} />
+          {trans.__('GPU %1', gpu.index)}
+          {gpu.name && (
+            <span className="jp-GpuMonitor-gpuName">
+              {shortGpuName(gpu.name)}
+            </span>
+          )}
+        </h3>
+        <span className="jp-GpuMonitor-gpuFacts">
+          <span
+            title={gpu.unavailable.temperature_c ?? trans.__('Temperature')}
+          >
+            {gpu.temperature_c === null
+              ? missing('temperature_c')
+              : formatCelsius(gpu.temperature_c, trans)}
+          </span>
+          <span
+            title={
+              gpu.unavailable.power_draw_w ??
+              trans.__('Power draw out of the limit')
+            }
+          >
+            {Private.power(gpu, trans) ?? missing('power_draw_w')}
+          </span>
+        </span>
+      </div>
+      <div className="jp-GpuMonitor-gpuMeters">
+        <MeterBar
+          label={trans.__('Utilization')}
+          value={gpu.utilization_gpu}
+          max={100}
+          text={
+            gpu.utilization_gpu === null
+              ? missing('utilization_gpu')
+              : formatPercent(gpu.utilization_gpu, trans)
+          }
+          shown={
+            gpu.utilization_gpu === null && gpu.mig_mode === 'enabled'
+              ? trans.__('MIG')
+              : undefined
+          }
+          title={gpu.unavailable.utilization_gpu}
+        />
+        <MeterBar
+          label={trans.__('Memory')}
+          value={gpu.memory_used_mib}
+          max={gpu.memory_total_mib ?? 0}
+          text={
+            memoryKnown
+              ? formatMemoryOf(
+                  gpu.memory_used_mib!,
+                  gpu.memory_total_mib!,
+                  trans
+                )
+              : missing('memory_used_mib')
+          }
+          title={gpu.unavailable.memory_used_mib}
+        />
+        {gpu.mig_devices.length > 0 && (
+          <Private.MigInstances gpu={gpu} trans={trans} />
+        )}
+      </div>
+      {gpu.error && (
+        <MonitorMessage message={gpu.error.message} hint={gpu.error.hint} />
+      )}
+    </article>
+  );
+}
+
+/**
+ * File-local parts of the row.
+ */
+namespace Private {
+  /**
+   * What to say for a reading the GPU does not give: "n/a under MIG" when
+   * MIG is why (the server's reason is the title), "n/a" otherwise.
+   */
+  export function missingReading(
+    gpu: IGpu,
+    field: keyof IGpu,
+    trans: TranslationBundle
+  ): string {
+    return gpu.mig_mode === 'enabled' && field in gpu.unavailable
+      ? trans.__('n/a under MIG')
+      : trans.__('n/a');
+  }
+
+  /**
+   * The power draw out of the limit; null when the draw is not read.
+   */
+  export function power(gpu: IGpu, trans: TranslationBundle): string | null {
+    if (gpu.power_draw_w === null) {
+      return null;
+    }
+    return gpu.power_limit_w === null
+      ? formatWatts(gpu.power_draw_w, trans)
+      : formatWattsOf(gpu.power_draw_w, gpu.power_limit_w, trans);
+  }
+
+  /**
+   * What the row leaves out, on hover: the full name, the fan, the bus, and
+   * whether the notebook's kernel sees the GPU.
+   */
+  export function tooltip(
+    gpu: IGpu,
+    kernelGpus: IKernelGpus | null,
+    visibleToKernel: boolean,
+    trans: TranslationBundle
+  ): string {
+    return [
+      gpu.name,
+      gpu.fan_speed_pct !== null &&
+        trans.__('Fan %1', formatPercent(gpu.fan_speed_pct, trans)),
+      gpu.pci_bus_id && trans.__('Bus %1', gpu.pci_bus_id),
+      visibleToKernel &&
+        kernelGpus &&
+        trans.__('Visible to %1', kernelGpus.label)
+    ]
+      .filter(Boolean)
+      .join('\n');
+  }
+
+  /**
+   * The MIG instances of a GPU, each with its memory bar under the GPU's.
+   */
+  export function MigInstances(props: {
+    gpu: IGpu;
+    trans: TranslationBundle;
+  }): React.ReactElement {
+    const { gpu, trans } = props;
+    return (
+      <ul
+        className="jp-GpuMonitor-migInstances"
+        aria-label={trans.__('MIG instances of GPU %1', gpu.index)}
+      >
+        {gpu.mig_devices.map(device => (
+          <li key={device.index} className="jp-GpuMonitor-migInstance">
+            <span
+              className="jp-GpuMonitor-migName"
+              title={instanceIds(device, trans)}
+            >
+              {device.profile
+                ? trans.__('MIG %1 · %2', device.index, device.profile)
+                : trans.__('MIG %1', device.index)}
+            </span>
+            <MeterBar
+              label={trans.__('Memory of MIG %1', device.index)}
+              value={device.memory_used_mib}
+              max={device.memory_total_mib ?? 0}
+              text={instanceMemory(device, trans)}
+            />
+          </li>
+        ))}
+      </ul>
+    );
+  }
+
+  /**
+   * "GPU instance 3, compute instance 0", as `CUDA_VISIBLE_DEVICES` and
+   * nvidia-smi name it.
+   */
+  function instanceIds(device: IMigDevice, trans: TranslationBundle): string {
+    return device.gpu_instance_id === null
+      ? trans.__('MIG %1', device.index)
+      : trans.__(
+          'GPU instance %1, compute instance %2',
+          device.gpu_instance_id,
+          device.compute_instance_id ?? '?'
+        );
+  }
+
+  /**
+   * The instance's memory in use out of its total.
+   */
+  function instanceMemory(
+    device: IMigDevice,
+    trans: TranslationBundle
+  ): string {
+    const { memory_used_mib: used, memory_total_mib: total } = device;
+    return used === null || total === null
+      ? trans.__('n/a')
+      : formatMemoryOf(used, total, trans);
+  }
+}

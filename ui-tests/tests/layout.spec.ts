@@ -1,0 +1,144 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import * as path from 'path';
+
+import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import { PANEL } from './gpuMonitor';
+import { cutOffTexts } from './layout';
+
+/**
+ * The sidebar's default width, and a wide one.
+ */
+const WIDTHS = [250, 500];
+
+/**
+ * The real captures the panel is looked at with: what the fake nvidia-smi
+ * replays (an XML capture, or an error and its exit status), and the GPU
+ * rows it shows.
+ */
+const MACHINES: {
+  name: string;
+  replay: Record<string, string> | { error: string; exit: string } | null;
+  rows: number;
+}[] = [
+  { name: '2x-a5000', replay: null, rows: 2 },
+  {
+    name: '8x-v100s',
+    replay: xml('tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'),
+    rows: 8
+  },
+  {
+    name: '8x-h100',
+    replay: xml('h100-80gb-hbm3-x8-driver-580.105.08-v13.xml'),
+    rows: 8
+  },
+  {
+    name: 'a100-mig',
+    replay: xml('a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml'),
+    rows: 1
+  },
+  {
+    name: 'driver-not-loaded',
+    replay: { error: 'driver-not-loaded-couldnt-communicate.txt', exit: '9' },
+    rows: 0
+  },
+  {
+    name: 'no-gpu',
+    replay: { error: 'libnvidia-ml-so-not-found.txt', exit: '12' },
+    rows: 0
+  }
+];
+
+// The screen of the issue's report: 1600 × 1000.
+test.use({ viewport: { width: 1600, height: 1000 } });
+
+test.describe('GPU monitor panel layout', () => {
+  for (const machine of MACHINES) {
+    test(`${machine.name}: nothing cut off at ${WIDTHS.join(' and ')} px, light and dark, every GPU on the first screen`, async ({
+      page,
+      baseURL
+    }) => {
+      await replay(page, baseURL!, machine.replay);
+      try {
+        await page.getByRole('tab', { name: PANEL }).click();
+        const panel = page.getByRole('region', { name: PANEL });
+        const rows = panel.getByRole('article');
+        await expect(rows).toHaveCount(machine.rows);
+        if (machine.rows === 0) {
+          await expect(panel.getByText(/GPU|NVIDIA/).first()).toBeVisible();
+        }
+        for (const theme of ['light', 'dark']) {
+          if (theme === 'dark') {
+            await page.theme.setDarkTheme();
+          }
+          for (const width of WIDTHS) {
+            await page.sidebar.setWidth(width, 'left');
+            // Let the layout settle.
+            await page.waitForTimeout(300);
+            const box = (await panel.boundingBox())!;
+            expect(Math.round(box.width)).toBeGreaterThanOrEqual(width - 2);
+            expect(await cutOffTexts(panel)).toEqual([]);
+            const last = machine.rows > 0 ? rows.last() : null;
+            if (last) {
+              const bottom = await last.evaluate(
+                element => element.getBoundingClientRect().bottom
+              );
+              const screen = await panel.evaluate(element => ({
+                bottom: element.getBoundingClientRect().bottom,
+                scrolled: element.scrollTop
+              }));
+              expect(screen.scrolled).toBe(0);
+              expect(bottom).toBeLessThanOrEqual(screen.bottom);
+            }
+            expect(
+              await panel.screenshot({
+                animations: 'disabled',
+                // Chart lines and time axes move with the clock.
+                mask: [panel.getByRole('img', { name: /of each GPU/ })]
+              })
+            ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);
+          }
+        }
+      } finally {
+        if (machine.replay && !('error' in machine.replay)) {
+          await replaceGpus(page, baseURL!, null);
+        } else {
+          resetFakeGpu();
+        }
+      }
+    });
+  }
+});
+
+/**
+ * An XML capture for the fake nvidia-smi to replay.
+ */
+function xml(capture: string): Record<string, string> {
+  return { FAKE_SMI_XML: path.join(SMI_FIXTURES, 'xml', capture) };
+}
+
+/**
+ * Have the fake nvidia-smi replay a machine, and wait until the server
+ * reads it.
+ */
+async function replay(
+  page: IJupyterLabPageFixture,
+  baseURL: string,
+  machine: (typeof MACHINES)[number]['replay']
+): Promise<void> {
+  if (machine === null) {
+    return;
+  }
+  if ('error' in machine) {
+    failLike(machine.error, machine.exit);
+    await expect
+      .poll(async () => {
+        const response = await page.request.get(
+          `${baseURL}/gpu-monitor/api/gpus`
+        );
+        return (await response.json()).error !== null;
+      })
+      .toBe(true);
+    return;
+  }
+  await replaceGpus(page, baseURL, machine);
+}
