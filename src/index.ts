@@ -2,6 +2,7 @@ import { JupyterFrontEndPlugin } from '@jupyterlab/application';
 
 import { alertsPlugin } from './plugins/alerts';
 import { cellsPlugin } from './plugins/cells';
+import { dashboardPlugin } from './plugins/dashboard';
 import { environmentPanelPlugin } from './plugins/environmentPanel';
 import { freeGpuPlugin } from './plugins/freeGpu';
 import { inspectorPlugin } from './plugins/inspector';
@@ -18,6 +19,7 @@ import { statusBarPlugin } from './plugins/statusBar';
 const plugins: JupyterFrontEndPlugin<any>[] = [
   modelPlugin,
   panelPlugin,
+  dashboardPlugin,
   statusBarPlugin,
   alertsPlugin,
   serverStatusPlugin,

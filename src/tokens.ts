@@ -75,6 +75,10 @@ export namespace CommandIDs {
    */
   export const openPanel = 'gpu-monitor:open';
   /**
+   * Open the GPU dashboard in the main area: every chart at full size.
+   */
+  export const openDashboard = 'gpu-monitor:open-dashboard';
+  /**
    * Download the readings of the window the charts show, as CSV.
    */
   export const exportHistoryCsv = 'gpu-monitor:export-history-csv';

@@ -1,2 +1,1 @@
-import 'uplot/dist/uPlot.min.css';
 import './base.css';

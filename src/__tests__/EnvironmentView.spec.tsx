@@ -4,7 +4,13 @@ import { DisposableDelegate } from '@lumino/disposable';
 import { MessageLoop } from '@lumino/messaging';
 import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
-import { act, fireEvent, render, within } from '@testing-library/react';
+import {
+  act,
+  fireEvent,
+  render,
+  waitFor,
+  within
+} from '@testing-library/react';
 import * as React from 'react';
 
 import { EnvironmentPanel } from '../components/EnvironmentPanel';
@@ -343,7 +349,7 @@ describe('EnvironmentPanel', () => {
     panel.dispose();
   });
 
-  it('has the kernel inspected only while shown', () => {
+  it('has the kernel inspected only while shown, its content loaded on first show', async () => {
     const inspector = inspectorAt('probed');
     let watching = 0;
     inspector.watch = () => {
@@ -365,7 +371,9 @@ describe('EnvironmentPanel', () => {
       MessageLoop.flush();
     });
     expect(watching).toBe(1);
-    expect(panel.node.textContent).toContain('Environment of train.ipynb');
+    await waitFor(() =>
+      expect(panel.node.textContent).toContain('Environment of train.ipynb')
+    );
 
     act(() => panel.hide());
     expect(watching).toBe(0);

@@ -6,7 +6,7 @@ import type uPlot from 'uplot';
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 
 import { GpuMonitor } from '../components/GpuMonitor';
-import { CHART_KINDS } from '../gpu/charts';
+import { CHART_KINDS } from '../gpu/chartKinds';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { IGpuMonitorModel, IRequestFailure } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';

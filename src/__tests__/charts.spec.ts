@@ -4,27 +4,29 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
+import { CHART_KINDS, chartWindow } from '../gpu/chartKinds';
 import {
   bandAt,
   bandExtents,
   bandsIn,
-  CHART_KINDS,
   chartData,
   chartOptions,
   chartTheme,
-  chartWindow,
-  chartYMax,
+  chartLimits,
   currentColumns,
   IChartTheme,
+  reportedCharts,
   SERIES_COLOR_VARIABLES,
-  seriesStyle
+  seriesStyle,
+  yRange
 } from '../gpu/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
 import {
   a100MigSnapshot,
   a5000History,
   a5000Snapshot,
-  repeatedHistory
+  repeatedHistory,
+  v100sX8Snapshot
 } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
@@ -82,7 +84,7 @@ describe('chartOptions', () => {
       kind: 'utilization',
       gpus,
       theme: THEME,
-      yMax: 100,
+      limits: { ceiling: 100, lines: [] },
       trans
     });
 
@@ -98,18 +100,19 @@ describe('chartOptions', () => {
     expect(options.axes?.[1].font).toBe('11px system-ui');
   });
 
-  it('gives the y axis room up to the largest total, or the readings when higher', () => {
+  it('fits the y axis of power to the readings, not to a limit far above them', () => {
     const options = chartOptions({
       kind: 'power',
       gpus,
       theme: THEME,
-      yMax: 230,
+      limits: chartLimits('power', a5000Snapshot()),
       trans
     });
     const range = options.scales?.y.range as uPlot.Range.Function;
 
-    expect(range({} as uPlot, 6.52, 13.59, 'y')).toEqual([0, 230]);
-    expect(range({} as uPlot, 6.52, 250, 'y')).toEqual([0, 250]);
+    // The capture's 6.5 W and 13.6 W under a 230 W limit.
+    expect(range({} as uPlot, 6.52, 13.59, 'y')).toEqual([0, 20]);
+    expect(range({} as uPlot, 190, 220, 'y')).toEqual([180, 250]);
   });
 
   it('labels the memory axis in GiB at steps that are whole GiB', () => {
@@ -117,7 +120,7 @@ describe('chartOptions', () => {
       kind: 'memory',
       gpus,
       theme: THEME,
-      yMax: 24564,
+      limits: { ceiling: 24564, lines: [] },
       trans
     });
     const axis = options.axes![1];
@@ -138,7 +141,7 @@ describe('chartOptions', () => {
         kind,
         gpus,
         theme: THEME,
-        yMax: null,
+        limits: { ceiling: null, lines: [] },
         trans
       });
       expect(options.series).toHaveLength(3);
@@ -159,15 +162,63 @@ describe('seriesStyle', () => {
   });
 });
 
-describe('chartYMax', () => {
-  it('tops percent and °C at 100, memory and power at the largest total', () => {
+describe('chartLimits and yRange', () => {
+  it('tops utilization at 100 % and memory at the largest card, with a line per card when the cards differ', () => {
     const snapshot = a5000Snapshot();
-    expect(chartYMax('utilization', snapshot)).toBe(100);
-    expect(chartYMax('temperature', null)).toBe(100);
-    expect(chartYMax('memory', snapshot)).toBe(24564);
-    expect(chartYMax('power', snapshot)).toBe(230);
-    expect(chartYMax('power', null)).toBeNull();
-    expect(chartYMax('memory', a100MigSnapshot())).toBe(81920);
+    expect(chartLimits('utilization', snapshot)).toEqual({
+      ceiling: 100,
+      lines: []
+    });
+    expect(chartLimits('memory', snapshot)).toEqual({
+      ceiling: 24564,
+      lines: []
+    });
+    expect(chartLimits('memory', a100MigSnapshot()).ceiling).toBe(81920);
+    const mixed = {
+      ...snapshot,
+      gpus: [snapshot.gpus[0], { ...snapshot.gpus[1], memory_total_mib: 8192 }]
+    };
+    expect(chartLimits('memory', mixed)).toEqual({
+      ceiling: 24564,
+      lines: [8192, 24564]
+    });
+    expect(yRange('memory', 0, 22437, chartLimits('memory', snapshot))).toEqual(
+      [0, 24564]
+    );
+    expect(
+      yRange('utilization', 0, 0, chartLimits('utilization', null))
+    ).toEqual([0, 100]);
+  });
+
+  it('fits temperature to the readings: 13–15 °C of the idle A5000s are not flat on a 0–100 axis', () => {
+    const limits = chartLimits('temperature', a5000Snapshot());
+    expect(limits).toEqual({ ceiling: null, lines: [] });
+    expect(yRange('temperature', 13, 15, limits)).toEqual([5, 20]);
+    expect(yRange('temperature', 57, 66, limits)).toEqual([50, 75]);
+    expect(yRange('temperature', 2, 3, limits)).toEqual([0, 10]);
+  });
+
+  it('draws each power limit, and reaches it only when the readings come near it', () => {
+    const v100s = chartLimits('power', v100sX8Snapshot());
+    expect(v100s).toEqual({ ceiling: null, lines: [250] });
+    // The capture's busiest V100S draws 233 W: the 250 W limit is in view.
+    expect(yRange('power', 61.5, 233, v100s)).toEqual([20, 270]);
+    // Idle A5000s: 6.5–13.6 W under 230 W.
+    expect(
+      yRange('power', 6.52, 13.59, chartLimits('power', a5000Snapshot()))
+    ).toEqual([0, 20]);
+    expect(yRange('power', null, null, v100s)).toEqual([0, 10]);
+  });
+});
+
+describe('reportedCharts', () => {
+  it('leaves out a chart no GPU reports: utilization under MIG', () => {
+    expect(reportedCharts(CHART_KINDS, a100MigSnapshot())).toEqual([
+      'memory',
+      'temperature',
+      'power'
+    ]);
+    expect(reportedCharts(CHART_KINDS, a5000Snapshot())).toEqual(CHART_KINDS);
   });
 });
 

@@ -13,6 +13,7 @@ export function fakeActions(canUseGpus = true): {
     interruptKernel: jest.fn(),
     shutDownKernel: jest.fn(),
     useGpus: jest.fn(),
-    canUseGpus: jest.fn(() => canUseGpus)
+    canUseGpus: jest.fn(() => canUseGpus),
+    openDashboard: jest.fn()
   };
 }

@@ -8,12 +8,8 @@ import { spawnSync } from 'child_process';
 
 import { findSeedCells, upsertSeedCell } from '../seed/cell';
 import { METADATA_KEY } from '../tokens';
-import {
-  Framework,
-  FRAMEWORKS,
-  frameworksOf,
-  seedCellSource
-} from '../seed/generator';
+import { Framework, FRAMEWORKS } from '../seed/frameworks';
+import { frameworksOf, seedCellSource } from '../seed/generator';
 import { probeOf, probeReplies } from './envPayloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');

@@ -17,8 +17,15 @@ import {
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
-import { EnvironmentView } from './EnvironmentView';
 import { WatchingPanel } from './WatchingPanel';
+
+/**
+ * The panel's content: loaded the first time the panel is shown, not while
+ * JupyterLab starts.
+ */
+const EnvironmentView = React.lazy(async () => ({
+  default: (await import('./EnvironmentView')).EnvironmentView
+}));
 
 /**
  * The commands whose buttons the panel shows.
@@ -89,29 +96,37 @@ export class EnvironmentPanel extends WatchingPanel {
       return null;
     }
     return (
-      <EnvironmentView
-        inspector={this._inspector}
-        snapshot={this._gpuModel?.snapshot ?? null}
-        commands={this._commands}
-        onCopy={fix => Clipboard.copyToSystem(fix)}
-        onExpand={environment => {
-          this._inspector.environments
-            .loadPackages(environment.id)
-            .catch(error =>
-              showErrorMessage(
-                this._trans.__(
-                  'Cannot read the packages of %1',
-                  environment.name
-                ),
-                error as Error
-              )
-            );
-        }}
-        onExport={(environment, style) => {
-          void this.exportEnvironment(environment, style);
-        }}
-        trans={this._trans}
-      />
+      <React.Suspense
+        fallback={
+          <p className="jp-GpuMonitor-loading" role="status">
+            {this._trans.__('Loading the Environment panel…')}
+          </p>
+        }
+      >
+        <EnvironmentView
+          inspector={this._inspector}
+          snapshot={this._gpuModel?.snapshot ?? null}
+          commands={this._commands}
+          onCopy={fix => Clipboard.copyToSystem(fix)}
+          onExpand={environment => {
+            this._inspector.environments
+              .loadPackages(environment.id)
+              .catch(error =>
+                showErrorMessage(
+                  this._trans.__(
+                    'Cannot read the packages of %1',
+                    environment.name
+                  ),
+                  error as Error
+                )
+              );
+          }}
+          onExport={(environment, style) => {
+            void this.exportEnvironment(environment, style);
+          }}
+          trans={this._trans}
+        />
+      </React.Suspense>
     );
   }
 

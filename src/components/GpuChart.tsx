@@ -1,14 +1,12 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import { CHART_FIELDS, ChartKind, chartWindow } from '../gpu/chartKinds';
 import {
   bandsIn,
-  CHART_FIELDS,
-  ChartKind,
   chartData,
   chartOptions,
-  chartWindow,
-  chartYMax,
+  chartLimits,
   currentColumns,
   IChartTheme,
   ITimeBand
@@ -58,6 +56,19 @@ export namespace GpuChart {
      */
     onBandClick: (band: ITimeBand) => void;
     /**
+     * The GPUs whose lines are hidden, by index; none by default.
+     */
+    hiddenGpus?: ReadonlySet<number>;
+    /**
+     * Called when a GPU of the legend is clicked, `solo` when with Shift
+     * (show only that GPU); without it the legend only tells.
+     */
+    onToggleGpu?: (index: number, solo: boolean) => void;
+    /**
+     * Charts with the same key move their cursors together.
+     */
+    syncKey?: string;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -75,13 +86,18 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
   const [cursor, setCursor] = React.useState<number | null>(null);
   const [band, setBand] = React.useState<ITimeBand | null>(null);
   const field = CHART_FIELDS[kind];
-  const gpus = currentColumns(history, snapshot);
+  const hidden = props.hiddenGpus;
+  const all = currentColumns(history, snapshot);
+  const gpus = hidden ? all.filter(gpu => !hidden.has(gpu.index)) : all;
   // The GPUs drawn, by identity: a new set makes new options and data.
   const gpuKey = gpus.map(gpu => gpu.uuid ?? gpu.index).join(',');
-  const yMax = chartYMax(kind, snapshot);
+  const limits = chartLimits(kind, snapshot);
+  const limitsKey = `${limits.ceiling}:${limits.lines.join(',')}`;
+  const { syncKey } = props;
   const options = React.useCallback(
-    (theme: IChartTheme) => chartOptions({ kind, gpus, theme, yMax, trans }),
-    [kind, gpuKey, yMax, trans]
+    (theme: IChartTheme) =>
+      chartOptions({ kind, gpus, theme, limits, syncKey, trans }),
+    [kind, gpuKey, limitsKey, syncKey, trans]
   );
   const data = React.useMemo(
     () => chartData(history, kind, gpus),
@@ -124,21 +140,54 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         onBandClick={props.onBandClick}
       />
       <ul className="jp-GpuMonitor-legend">
-        {gpus.map(gpu => {
+        {all.map(gpu => {
           const value = gpu.values[field][position] ?? null;
-          return (
-            <li
-              key={gpu.uuid ?? gpu.index}
-              className="jp-GpuMonitor-legendItem"
-            >
+          const text = (
+            <>
               <SeriesSwatch gpuIndex={gpu.index} />
               {trans.__('GPU %1', gpu.index)}{' '}
               <span className="jp-GpuMonitor-legendValue">
                 {value === null ? '–' : formatReading(field, value, trans)}
               </span>
+            </>
+          );
+          const shownNow = !hidden?.has(gpu.index);
+          return (
+            <li
+              key={gpu.uuid ?? gpu.index}
+              className={`jp-GpuMonitor-legendItem${shownNow ? '' : ' jp-mod-hidden'}`}
+            >
+              {props.onToggleGpu ? (
+                <button
+                  type="button"
+                  className="jp-GpuMonitor-legendButton"
+                  aria-pressed={shownNow}
+                  title={trans.__(
+                    'Click to show or hide GPU %1; Shift+click to show it alone',
+                    gpu.index
+                  )}
+                  onClick={event =>
+                    props.onToggleGpu!(gpu.index, event.shiftKey)
+                  }
+                >
+                  {text}
+                </button>
+              ) : (
+                text
+              )}
             </li>
           );
         })}
+        {limits.lines.length > 0 && kind === 'power' && (
+          <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-legendLimit">
+            {trans.__(
+              'Limit %1',
+              limits.lines
+                .map(limit => formatReading(field, limit, trans))
+                .join(', ')
+            )}
+          </li>
+        )}
         {band && (
           <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-bandLabel">
             {trans.__('Cell %1', band.label)}

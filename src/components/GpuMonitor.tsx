@@ -1,9 +1,10 @@
 import { TranslationBundle } from '@jupyterlab/translation';
-import { downloadIcon, HTMLSelect } from '@jupyterlab/ui-components';
+import { downloadIcon, launchIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { runBands } from '../cells/format';
-import { ChartKind, WINDOW_SECONDS } from '../gpu/charts';
+import { ChartKind } from '../gpu/chartKinds';
+import { reportedCharts } from '../gpu/charts';
 import { describeFailure } from '../gpu/failure';
 import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -12,9 +13,10 @@ import { FreeGpuHint } from './FreeGpuHint';
 import { GpuChart } from './GpuChart';
 import { GpuRow } from './GpuRow';
 import { KernelList } from './KernelList';
-import { MonitorMessage, NoGpuMessage } from './MonitorMessage';
+import { MonitorMessage, snapshotMessage } from './MonitorMessage';
 import { NotebookNeed } from './NotebookNeed';
 import { ProcessList } from './ProcessList';
+import { WindowSelect } from './WindowSelect';
 
 /**
  * The properties of {@link GpuMonitor}.
@@ -86,19 +88,22 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
     <div className="jp-GpuMonitor-body">
       <div className="jp-GpuMonitor-header">
         <h2 className="jp-GpuMonitor-title">{trans.__('GPU Monitor')}</h2>
-        <label className="jp-GpuMonitor-window">
-          {trans.__('Window')}
-          <HTMLSelect
-            value={props.windowSeconds}
-            onChange={event =>
-              props.onWindowChange(Number(event.currentTarget.value))
-            }
-            options={WINDOW_SECONDS.map(seconds => ({
-              value: seconds,
-              label: Private.windowLabel(seconds, trans)
-            }))}
-          />
-        </label>
+        <WindowSelect
+          seconds={props.windowSeconds}
+          onChange={props.onWindowChange}
+          trans={trans}
+        />
+        <button
+          type="button"
+          className="jp-GpuMonitor-iconButton"
+          aria-label={trans.__('Open the GPU Dashboard')}
+          title={trans.__(
+            'Open the GPU Dashboard: every chart at full size, in the main area'
+          )}
+          onClick={() => props.actions.openDashboard()}
+        >
+          <launchIcon.react tag="span" />
+        </button>
         <button
           type="button"
           className="jp-GpuMonitor-export"
@@ -129,18 +134,6 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
  */
 namespace Private {
   /**
-   * "1 min", "5 min", "1 h".
-   */
-  export function windowLabel(
-    seconds: number,
-    trans: TranslationBundle
-  ): string {
-    return seconds % 3600 === 0
-      ? trans.__('%1 h', seconds / 3600)
-      : trans.__('%1 min', seconds / 60);
-  }
-
-  /**
    * What the latest snapshot says: the server's error, or the GPUs.
    */
   export function Readings(
@@ -152,34 +145,9 @@ namespace Private {
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
-    // Neither NVML nor nvidia-smi here: a machine without an NVIDIA driver.
-    // A Prometheus source without its URL is a setting to correct instead.
-    if (
-      snapshot.error?.kind === 'not_installed' &&
-      snapshot.source !== 'prometheus'
-    ) {
-      return (
-        <NoGpuMessage
-          detail={snapshot.error.message}
-          hint={snapshot.error.hint}
-          trans={trans}
-        />
-      );
-    }
-    if (snapshot.error) {
-      return (
-        <MonitorMessage
-          message={snapshot.error.message}
-          hint={snapshot.error.hint}
-        />
-      );
-    }
-    if (snapshot.gpus.length === 0) {
-      return (
-        <p className="jp-GpuMonitor-empty">
-          {trans.__('The server reports no GPU.')}
-        </p>
-      );
+    const message = snapshotMessage(snapshot, trans);
+    if (message) {
+      return message;
     }
     const facts = [
       snapshot.driver_version && trans.__('Driver %1', snapshot.driver_version),
@@ -233,7 +201,7 @@ namespace Private {
           trans={trans}
         />
         {model.history.gpus.length > 0 &&
-          props.charts.map(kind => (
+          reportedCharts(props.charts, snapshot).map(kind => (
             <GpuChart
               key={kind}
               kind={kind}

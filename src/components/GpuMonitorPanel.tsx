@@ -7,7 +7,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
 
-import { CHART_KINDS, ChartKind, chartWindow } from '../gpu/charts';
+import { CHART_KINDS, ChartKind, chartWindow } from '../gpu/chartKinds';
 import { downloadFile } from '../download';
 import { csvFileName, historyCsv } from '../gpu/csv';
 import { gpuIcon } from '../icons';

@@ -1,6 +1,8 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import { IGpuSnapshot } from '../restapi/gpus';
+
 /**
  * The properties of {@link MonitorMessage}.
  */
@@ -81,4 +83,45 @@ export function NoGpuMessage(props: NoGpuMessage.IProps): React.ReactElement {
       </details>
     </div>
   );
+}
+
+/**
+ * What to show in place of the GPUs when a snapshot has none to show: no
+ * NVIDIA driver as calm information, the server's error with its hint, or
+ * that the server reports no GPU; null when it has GPUs.
+ */
+export function snapshotMessage(
+  snapshot: IGpuSnapshot,
+  trans: TranslationBundle
+): React.ReactElement | null {
+  // Neither NVML nor nvidia-smi here: a machine without an NVIDIA driver.
+  // A Prometheus source without its URL is a setting to correct instead.
+  if (
+    snapshot.error?.kind === 'not_installed' &&
+    snapshot.source !== 'prometheus'
+  ) {
+    return (
+      <NoGpuMessage
+        detail={snapshot.error.message}
+        hint={snapshot.error.hint}
+        trans={trans}
+      />
+    );
+  }
+  if (snapshot.error) {
+    return (
+      <MonitorMessage
+        message={snapshot.error.message}
+        hint={snapshot.error.hint}
+      />
+    );
+  }
+  if (snapshot.gpus.length === 0) {
+    return (
+      <p className="jp-GpuMonitor-empty">
+        {trans.__('The server reports no GPU.')}
+      </p>
+    );
+  }
+  return null;
 }

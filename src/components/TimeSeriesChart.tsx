@@ -1,5 +1,7 @@
 import * as React from 'react';
 import uPlot from 'uplot';
+// uPlot's own styles load with the charts, not with JupyterLab.
+import 'uplot/dist/uPlot.min.css';
 
 import {
   bandAt,

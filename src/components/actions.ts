@@ -27,4 +27,8 @@ export interface IPanelActions {
    * Whether there is a notebook to point at GPUs.
    */
   canUseGpus(): boolean;
+  /**
+   * Open the GPU dashboard in the main area.
+   */
+  openDashboard(): void;
 }

@@ -37,7 +37,7 @@ import {
   readFingerprint
 } from './fingerprint';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
-import { FRAMEWORKS } from '../seed/generator';
+import { FRAMEWORKS } from '../seed/frameworks';
 import {
   IInspectionState,
   INITIAL_STATE,

@@ -1,35 +1,11 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import { GpuSeriesField, IGpuColumns, IGpuTimeSeries } from '../tokens';
+import { CHART_FIELDS, ChartKind } from './chartKinds';
+import { IGpuColumns, IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
-import { formatClockTime, MIB_PER_GIB } from './units';
-
-/**
- * The charts of the panel.
- */
-export type ChartKind = 'utilization' | 'memory' | 'temperature' | 'power';
-
-/**
- * The charts in the order the panel shows them.
- */
-export const CHART_KINDS: readonly ChartKind[] = [
-  'utilization',
-  'memory',
-  'temperature',
-  'power'
-];
-
-/**
- * The measurement each chart draws.
- */
-export const CHART_FIELDS: { readonly [K in ChartKind]: GpuSeriesField } = {
-  utilization: 'utilization_gpu',
-  memory: 'memory_used_mib',
-  temperature: 'temperature_c',
-  power: 'power_draw_w'
-};
+import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
 
 /**
  * The theme variables GPU lines are drawn in, GPU 0 first; with more GPUs
@@ -145,10 +121,14 @@ export interface IChartOptionsSource {
    */
   theme: IChartTheme;
   /**
-   * The top of the y axis at least: 100 for percent and °C, the largest
-   * memory total or power limit; null to follow the readings.
+   * What bounds the y axis: see {@link chartLimits}.
    */
-  yMax: number | null;
+  limits: IChartLimits;
+  /**
+   * Charts with the same key move their cursors together (the dashboard's
+   * crosshair across charts); none by default.
+   */
+  syncKey?: string;
   /**
    * The translation bundle of the extension's domain.
    */
@@ -162,7 +142,7 @@ export interface IChartOptionsSource {
 export function chartOptions(
   source: IChartOptionsSource
 ): Omit<uPlot.Options, 'width' | 'height'> {
-  const { kind, gpus, theme, yMax, trans } = source;
+  const { kind, gpus, theme, limits, trans } = source;
   const axis = {
     stroke: theme.axisColor,
     font: theme.font,
@@ -172,12 +152,21 @@ export function chartOptions(
   const colors = theme.seriesColors;
   return {
     legend: { show: false },
-    cursor: { drag: { x: false, y: false } },
+    cursor: {
+      drag: { x: false, y: false },
+      ...(source.syncKey ? { sync: { key: source.syncKey } } : {})
+    },
     scales: {
       x: { time: true },
-      y: {
-        range: (plot, min, max) => [0, Math.max(yMax ?? 0, max ?? 0, 1)]
-      }
+      y: { range: (plot, min, max) => yRange(kind, min, max, limits) }
+    },
+    hooks: {
+      draw: [
+        (plot: uPlot) =>
+          drawLimitLines(plot, limits.lines, theme, value =>
+            formatReading(CHART_FIELDS[kind], value, trans)
+          )
+      ]
     },
     axes: [
       {
@@ -225,26 +214,142 @@ export function chartOptions(
 const MEMORY_AXIS_GIB = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /**
- * The least top of a chart's y axis, from the snapshot: 100 for percent and
- * °C, the largest memory total or power limit; null when unknown.
+ * What bounds a chart's y axis, from the snapshot.
  */
-export function chartYMax(
+export interface IChartLimits {
+  /**
+   * The least top of the axis: 100 for percent, the largest memory total
+   * (how full the cards are is the point); null where the axis fits the
+   * readings.
+   */
+  ceiling: number | null;
+  /**
+   * The limits drawn as lines: each power limit (where the board throttles)
+   * and, when the cards differ, each memory total.
+   */
+  lines: number[];
+}
+
+/**
+ * What bounds a chart's y axis, from the snapshot's GPUs.
+ */
+export function chartLimits(
   kind: ChartKind,
   snapshot: IGpuSnapshot | null
-): number | null {
-  const largest = (values: (number | null)[]): number | null => {
-    const known = values.filter((value): value is number => value !== null);
-    return known.length === 0 ? null : Math.max(...known);
-  };
+): IChartLimits {
+  const distinct = (values: (number | null)[]): number[] =>
+    [
+      ...new Set(values.filter((value): value is number => value !== null))
+    ].sort((a, b) => a - b);
+  const gpus = snapshot?.gpus ?? [];
   switch (kind) {
     case 'utilization':
+      return { ceiling: 100, lines: [] };
+    case 'memory': {
+      const totals = distinct(gpus.map(gpu => gpu.memory_total_mib));
+      return {
+        ceiling: totals.length === 0 ? null : totals[totals.length - 1],
+        lines: totals.length > 1 ? totals : []
+      };
+    }
     case 'temperature':
-      return 100;
-    case 'memory':
-      return largest(snapshot?.gpus.map(gpu => gpu.memory_total_mib) ?? []);
+      return { ceiling: null, lines: [] };
     case 'power':
-      return largest(snapshot?.gpus.map(gpu => gpu.power_limit_w) ?? []);
+      return {
+        ceiling: null,
+        lines: distinct(gpus.map(gpu => gpu.power_limit_w))
+      };
   }
+}
+
+/**
+ * The span of a chart's y axis for the readings shown (`min` to `max`,
+ * null when there is none): utilisation 0–100 %, memory from 0 to the
+ * largest card; temperature and power fit their readings, so that 13–15 °C
+ * or 6–14 W do not lie flat on the baseline, and reach a power limit when
+ * the readings come near it (a limit far above them is told by the legend).
+ */
+export function yRange(
+  kind: ChartKind,
+  min: number | null,
+  max: number | null,
+  limits: IChartLimits
+): [number, number] {
+  const low = min ?? 0;
+  const high = max ?? limits.ceiling ?? 1;
+  switch (kind) {
+    case 'utilization':
+    case 'memory':
+      return [0, Math.max(limits.ceiling ?? 0, high, 1)];
+    case 'temperature':
+      return [
+        Math.max(0, Math.floor((low - 5) / 5) * 5),
+        Math.ceil((high + 5) / 5) * 5
+      ];
+    case 'power': {
+      const pad = Math.max(5, (high - low) * 0.2);
+      let top = Math.ceil((high + pad) / 10) * 10;
+      for (const limit of limits.lines) {
+        if (limit <= top * 1.25) {
+          top = Math.max(top, Math.ceil((limit * 1.05) / 10) * 10);
+        }
+      }
+      return [Math.max(0, Math.floor((low - pad) / 10) * 10), top];
+    }
+  }
+}
+
+/**
+ * Draw each limit inside the y axis's span as a dashed line, labelled at
+ * its right end ("230 W").
+ */
+function drawLimitLines(
+  plot: uPlot,
+  lines: readonly number[],
+  theme: IChartTheme,
+  label: (value: number) => string
+): void {
+  const { ctx, bbox } = plot;
+  const [low, high] = [plot.scales.y.min ?? 0, plot.scales.y.max ?? 0];
+  const shown = lines.filter(value => value >= low && value <= high);
+  if (shown.length === 0) {
+    return;
+  }
+  ctx.save();
+  ctx.strokeStyle = theme.axisColor;
+  ctx.fillStyle = theme.axisColor;
+  // The canvas counts device pixels; the theme's font is in CSS pixels.
+  ctx.font = theme.font.replace(
+    /([\d.]+)px/,
+    (_, size) => `${Number(size) * devicePixelRatio}px`
+  );
+  ctx.setLineDash([4 * devicePixelRatio, 4 * devicePixelRatio]);
+  ctx.lineWidth = devicePixelRatio;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  for (const value of shown) {
+    const y = Math.round(plot.valToPos(value, 'y', true));
+    ctx.beginPath();
+    ctx.moveTo(bbox.left, y);
+    ctx.lineTo(bbox.left + bbox.width, y);
+    ctx.stroke();
+    ctx.fillText(label(value), bbox.left + bbox.width - 2, y - 2);
+  }
+  ctx.restore();
+}
+
+/**
+ * The charts of measurements that at least one of the snapshot's GPUs
+ * reports, in order: a board without a power sensor, or a GPU under MIG
+ * (no utilisation), gets no empty chart.
+ */
+export function reportedCharts(
+  kinds: readonly ChartKind[],
+  snapshot: IGpuSnapshot
+): ChartKind[] {
+  return kinds.filter(kind =>
+    snapshot.gpus.some(gpu => gpu[CHART_FIELDS[kind]] !== null)
+  );
 }
 
 /**
@@ -278,27 +383,6 @@ export function chartData(
     ...columns.map(gpu => gpu.values[field])
   ] as uPlot.AlignedData;
 }
-
-/**
- * The span of the x axis that shows the last `windowSeconds` of readings,
- * in seconds since the epoch; null when there is no reading.
- */
-export function chartWindow(
-  history: IGpuTimeSeries,
-  windowSeconds: number
-): { min: number; max: number } | null {
-  const { timestamps } = history;
-  if (timestamps.length === 0) {
-    return null;
-  }
-  const max = timestamps[timestamps.length - 1];
-  return { min: max - windowSeconds, max };
-}
-
-/**
- * The spans the charts can show, in seconds: 1 min, 5 min, 15 min, 1 h.
- */
-export const WINDOW_SECONDS: readonly number[] = [60, 300, 900, 3600];
 
 /**
  * A span of time shaded on the charts: a cell's run.

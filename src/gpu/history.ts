@@ -53,6 +53,29 @@ export function sameGpu(
 }
 
 /**
+ * A copy of a history as it is now, which later readings do not change: what
+ * a paused chart draws.
+ */
+export function frozenHistory(history: IGpuTimeSeries): IGpuTimeSeries {
+  return {
+    timestamps: history.timestamps.slice(),
+    gpus: history.gpus.map(gpu => ({
+      index: gpu.index,
+      uuid: gpu.uuid,
+      name: gpu.name,
+      values: {
+        utilization_gpu: gpu.values.utilization_gpu.slice(),
+        memory_used_mib: gpu.values.memory_used_mib.slice(),
+        temperature_c: gpu.values.temperature_c.slice(),
+        power_draw_w: gpu.values.power_draw_w.slice()
+      }
+    })),
+    intervalSeconds: history.intervalSeconds,
+    revision: history.revision
+  };
+}
+
+/**
  * The readings of the last `historySeconds`, in columns that uPlot draws
  * as they are: appending a reading pushes one value per column, and the
  * oldest readings are dropped a chunk at a time, so a reading costs the same

@@ -70,7 +70,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
       useGpus: gpus => run(CommandIDs.useGpu, { gpus: [...gpus] }),
       canUseGpus: () =>
         app.commands.hasCommand(CommandIDs.useGpu) &&
-        app.commands.isEnabled(CommandIDs.useGpu)
+        app.commands.isEnabled(CommandIDs.useGpu),
+      openDashboard: () => run(CommandIDs.openDashboard, {})
     };
     const panel = new GpuMonitorPanel({
       model,

@@ -21,7 +21,7 @@ import { CommandRegistry } from '@lumino/commands';
 
 import { diceIcon } from '../icons';
 import { notificationText } from '../notification';
-import type { Framework } from '../seed/generator';
+import type { Framework } from '../seed/frameworks';
 import {
   CommandIDs,
   IEnvironmentInspector,

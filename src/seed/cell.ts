@@ -2,7 +2,7 @@ import { ICodeCellModel } from '@jupyterlab/cells';
 import { INotebookModel } from '@jupyterlab/notebook';
 
 import { METADATA_KEY } from '../tokens';
-import { Framework } from './generator';
+import { Framework } from './frameworks';
 
 /**
  * What a reproducibility cell records in its metadata.

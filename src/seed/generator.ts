@@ -9,20 +9,7 @@
 
 import { TranslationBundle } from '@jupyterlab/translation';
 
-/**
- * A framework the cell seeds, besides Python's `random`.
- */
-export type Framework = 'numpy' | 'torch' | 'tensorflow' | 'jax';
-
-/**
- * Every framework, in the order the cell seeds them.
- */
-export const FRAMEWORKS: readonly Framework[] = [
-  'numpy',
-  'torch',
-  'tensorflow',
-  'jax'
-];
+import { Framework, FRAMEWORKS } from './frameworks';
 
 /**
  * What the cell is made for.

@@ -52,7 +52,9 @@ test.describe('In Jupyter Notebook 7', () => {
 
       // Both panels open from Notebook's View › Left Sidebar menu.
       const gpus = await openSidePanel(page, 'GPU Monitor');
-      await expect(gpus.getByText('NVIDIA RTX A5000')).toHaveCount(2);
+      await expect(
+        gpus.getByRole('article', { name: /NVIDIA RTX A5000/ })
+      ).toHaveCount(2);
       const environment = await openSidePanel(page, 'Environment');
       await expect(fact(environment, 'PyTorch')).toHaveText(
         '2.13.0+cpu, CPU-only build'

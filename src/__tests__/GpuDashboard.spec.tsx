@@ -1,0 +1,170 @@
+import { nullTranslator } from '@jupyterlab/translation';
+import { fireEvent, render, within } from '@testing-library/react';
+import * as React from 'react';
+
+import { GpuDashboard } from '../components/GpuDashboard';
+import { GpuHistoryBuffer } from '../gpu/history';
+import { IGpuMonitorModel } from '../tokens';
+import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
+import { fakeCharts } from './fakeUPlot';
+import {
+  a100MigSnapshot,
+  a5000History,
+  a5000Snapshot,
+  noGpuSnapshot
+} from './payloads';
+
+jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
+
+const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+
+/**
+ * A model with a snapshot and the A5000 capture's recorded history.
+ */
+function modelWith(snapshot: IGpuSnapshot): {
+  model: IGpuMonitorModel;
+  history: GpuHistoryBuffer;
+} {
+  const history = new GpuHistoryBuffer();
+  history.append(a5000History());
+  const model = {
+    snapshot,
+    failure: null,
+    history,
+    kernels: null,
+    kernelGpus: null
+  } as unknown as IGpuMonitorModel;
+  return { model, history };
+}
+
+/**
+ * The dashboard for a model.
+ */
+function renderDashboard(model: IGpuMonitorModel): ReturnType<typeof render> {
+  return render(
+    <GpuDashboard
+      model={model}
+      windowSeconds={3600}
+      themeRevision={0}
+      notebook={null}
+      onRevealCell={jest.fn()}
+      trans={trans}
+    />
+  );
+}
+
+/**
+ * The recorded history again, `seconds` later.
+ */
+function later(seconds: number): IGpuHistory {
+  const history = a5000History();
+  history.timestamps = history.timestamps.map(time => time + seconds);
+  return history;
+}
+
+beforeEach(() => {
+  fakeCharts.length = 0;
+});
+
+describe('GpuDashboard', () => {
+  it('draws a full-size chart per measurement, their cursors moving together', () => {
+    const { model } = modelWith(a5000Snapshot());
+
+    const { getAllByRole } = renderDashboard(model);
+
+    expect(
+      getAllByRole('figure').map(figure => figure.firstChild!.textContent)
+    ).toEqual([
+      'Utilization (%)',
+      'Memory used (GiB)',
+      'Temperature (°C)',
+      'Power (W)'
+    ]);
+    expect(fakeCharts.map(chart => chart.options.cursor?.sync?.key)).toEqual(
+      Array(4).fill('jp-GpuMonitor-dashboard')
+    );
+  });
+
+  it('draws no chart of a measurement no GPU reports, and says which', () => {
+    const { model } = modelWith(a100MigSnapshot());
+
+    const { getAllByRole, getByText } = renderDashboard(model);
+
+    expect(getByText('Not reported by these GPUs: utilization.')).toBeTruthy();
+    expect(getAllByRole('figure')).toHaveLength(3);
+  });
+
+  it('hides a GPU in every chart from any legend, shows one alone with Shift, and all again', () => {
+    const { model } = modelWith(a5000Snapshot());
+    const { getAllByRole, getByRole, queryByRole } = renderDashboard(model);
+    const pressed = (gpu: string) =>
+      getAllByRole('button', { name: new RegExp(`^${gpu} `) }).map(button =>
+        button.getAttribute('aria-pressed')
+      );
+
+    fireEvent.click(getAllByRole('button', { name: /^GPU 1 / })[2]);
+
+    expect(pressed('GPU 1')).toEqual(Array(4).fill('false'));
+    expect(pressed('GPU 0')).toEqual(Array(4).fill('true'));
+    // Each chart is drawn anew with GPU 0's line only.
+    const latest = fakeCharts.slice(-4);
+    expect(latest.map(chart => chart.options.series.length)).toEqual(
+      Array(4).fill(2)
+    );
+
+    fireEvent.click(getByRole('button', { name: 'Show all GPUs' }));
+    expect(pressed('GPU 1')).toEqual(Array(4).fill('true'));
+    expect(queryByRole('button', { name: 'Show all GPUs' })).toBeNull();
+
+    fireEvent.click(getAllByRole('button', { name: /^GPU 1 / })[0], {
+      shiftKey: true
+    });
+    expect(pressed('GPU 0')).toEqual(Array(4).fill('false'));
+    expect(pressed('GPU 1')).toEqual(Array(4).fill('true'));
+  });
+
+  it('holds the charts while paused, and catches up on resume', () => {
+    const { model, history } = modelWith(a5000Snapshot());
+    const { getByRole, getAllByRole, rerender } = renderDashboard(model);
+    // The readings the utilization chart shows, from its accessible name.
+    const readings = () =>
+      Number(
+        /: (\d+) readings$/.exec(
+          within(getAllByRole('figure')[0])
+            .getByRole('img')
+            .getAttribute('aria-label')!
+        )![1]
+      );
+    const before = readings();
+    expect(before).toBeGreaterThan(40);
+
+    fireEvent.click(getByRole('button', { name: 'Pause' }));
+    history.append(later(60));
+    const props = {
+      windowSeconds: 3600,
+      themeRevision: 0,
+      notebook: null,
+      onRevealCell: jest.fn(),
+      trans
+    };
+    rerender(<GpuDashboard model={model} {...props} />);
+    expect(readings()).toBe(before);
+    expect(
+      getByRole('button', { name: 'Resume' }).getAttribute('aria-pressed')
+    ).toBe('true');
+
+    fireEvent.click(getByRole('button', { name: 'Resume' }));
+    expect(readings()).toBeGreaterThan(before + 40);
+  });
+
+  it('says calmly that a server without the NVIDIA driver has no GPU', () => {
+    const { model } = modelWith(noGpuSnapshot());
+
+    const { getByRole, queryAllByRole } = renderDashboard(model);
+
+    expect(getByRole('status').textContent).toContain(
+      'No NVIDIA GPU found on this server'
+    );
+    expect(queryAllByRole('figure')).toHaveLength(0);
+  });
+});

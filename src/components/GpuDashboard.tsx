@@ -1,0 +1,220 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+import * as React from 'react';
+
+import { runBands } from '../cells/format';
+import { CHART_KINDS, ChartKind } from '../gpu/chartKinds';
+import { currentColumns, reportedCharts } from '../gpu/charts';
+import { describeFailure } from '../gpu/failure';
+import { frozenHistory } from '../gpu/history';
+import { toggleGpu } from '../gpu/legend';
+import { IGpuMonitorModel, IGpuTimeSeries, INotebookGpuRuns } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
+import { GpuChart } from './GpuChart';
+import { MonitorMessage, snapshotMessage } from './MonitorMessage';
+import { WindowSelect } from './WindowSelect';
+
+/**
+ * The properties of {@link GpuDashboard}.
+ */
+export namespace GpuDashboard {
+  /**
+   * The properties of {@link GpuDashboard}.
+   */
+  export interface IProps {
+    /**
+     * The model whose state is shown.
+     */
+    model: IGpuMonitorModel;
+    /**
+     * How far back the charts show at first, in seconds (the panel's
+     * setting).
+     */
+    windowSeconds: number;
+    /**
+     * Changes when the theme changes.
+     */
+    themeRevision: number;
+    /**
+     * The current notebook's cell runs; null when no notebook is current.
+     */
+    notebook: INotebookGpuRuns | null;
+    /**
+     * Called with a cell's id when its band on a chart is clicked.
+     */
+    onRevealCell: (cellId: string) => void;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
+  }
+}
+
+/**
+ * The key whose charts move their cursors together: one crosshair across
+ * the dashboard's charts.
+ */
+const CURSOR_SYNC_KEY = 'jp-GpuMonitor-dashboard';
+
+/**
+ * The GPU dashboard: each measurement the GPUs report as a full-size chart,
+ * one line per GPU. A legend that hides a GPU or shows it alone (in every
+ * chart at once), one crosshair across the charts, pause, and the window;
+ * the current notebook's cell runs shaded.
+ */
+export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
+  const { model, notebook, trans } = props;
+  const { snapshot, failure } = model;
+  const [windowSeconds, setWindowSeconds] = React.useState(props.windowSeconds);
+  const [paused, setPaused] = React.useState<IGpuTimeSeries | null>(null);
+  const [hidden, setHidden] = React.useState<ReadonlySet<number>>(new Set());
+  const history = paused ?? model.history;
+  const failed = failure && describeFailure(failure, trans);
+  return (
+    <div className="jp-GpuMonitor-dashboardBody">
+      <div className="jp-GpuMonitor-header">
+        <h2 className="jp-GpuMonitor-title">{trans.__('GPU Dashboard')}</h2>
+        {hidden.size > 0 && (
+          <button
+            type="button"
+            className="jp-GpuMonitor-button"
+            onClick={() => setHidden(new Set())}
+          >
+            {trans.__('Show all GPUs')}
+          </button>
+        )}
+        <button
+          type="button"
+          className="jp-GpuMonitor-button"
+          aria-pressed={paused !== null}
+          title={
+            paused
+              ? trans.__('Follow the readings again')
+              : trans.__(
+                  'Hold the charts as they are; readings go on being kept'
+                )
+          }
+          disabled={model.history.timestamps.length === 0}
+          onClick={() =>
+            setPaused(paused ? null : frozenHistory(model.history))
+          }
+        >
+          {paused ? trans.__('Resume') : trans.__('Pause')}
+        </button>
+        <WindowSelect
+          seconds={windowSeconds}
+          onChange={setWindowSeconds}
+          trans={trans}
+        />
+      </div>
+      {failed && <MonitorMessage message={failed.message} hint={failed.hint} />}
+      {snapshot === null
+        ? !failure && (
+            <p className="jp-GpuMonitor-loading" role="status">
+              {trans.__('Reading the GPUs…')}
+            </p>
+          )
+        : (snapshotMessage(snapshot, trans) ?? (
+            <Private.Charts
+              snapshot={snapshot}
+              history={history}
+              stale={!!failure}
+              windowSeconds={windowSeconds}
+              themeRevision={props.themeRevision}
+              notebook={notebook}
+              hidden={hidden}
+              onToggleGpu={(index, solo) =>
+                setHidden(
+                  toggleGpu(
+                    hidden,
+                    index,
+                    solo,
+                    currentColumns(history, snapshot).map(gpu => gpu.index)
+                  )
+                )
+              }
+              onRevealCell={props.onRevealCell}
+              trans={trans}
+            />
+          ))}
+    </div>
+  );
+}
+
+/**
+ * File-local parts of the dashboard.
+ */
+namespace Private {
+  /**
+   * The charts of what the GPUs report, and what they do not.
+   */
+  export function Charts(props: {
+    snapshot: IGpuSnapshot;
+    history: IGpuTimeSeries;
+    stale: boolean;
+    windowSeconds: number;
+    themeRevision: number;
+    notebook: INotebookGpuRuns | null;
+    hidden: ReadonlySet<number>;
+    onToggleGpu: (index: number, solo: boolean) => void;
+    onRevealCell: (cellId: string) => void;
+    trans: TranslationBundle;
+  }): React.ReactElement {
+    const { snapshot, history, notebook, trans } = props;
+    const revision = notebook?.revision;
+    const bands = React.useMemo(
+      () => (notebook ? runBands(notebook.runs) : []),
+      [notebook, revision]
+    );
+    const charts = reportedCharts(CHART_KINDS, snapshot);
+    const unreported = CHART_KINDS.filter(kind => !charts.includes(kind));
+    return (
+      <>
+        {unreported.length > 0 && (
+          <p className="jp-GpuMonitor-driver">
+            {trans.__(
+              'Not reported by these GPUs: %1.',
+              unreported.map(kind => chartName(kind, trans)).join(', ')
+            )}
+          </p>
+        )}
+        <div
+          className={`jp-GpuMonitor-dashboardCharts${props.stale ? ' jp-mod-stale' : ''}`}
+        >
+          {history.gpus.length > 0 &&
+            charts.map(kind => (
+              <GpuChart
+                key={kind}
+                kind={kind}
+                history={history}
+                snapshot={snapshot}
+                windowSeconds={props.windowSeconds}
+                themeRevision={props.themeRevision}
+                bands={bands}
+                onBandClick={band => props.onRevealCell(band.key)}
+                hiddenGpus={props.hidden}
+                onToggleGpu={props.onToggleGpu}
+                syncKey={CURSOR_SYNC_KEY}
+                trans={trans}
+              />
+            ))}
+        </div>
+      </>
+    );
+  }
+
+  /**
+   * A measurement's name, in a sentence.
+   */
+  function chartName(kind: ChartKind, trans: TranslationBundle): string {
+    switch (kind) {
+      case 'utilization':
+        return trans.__('utilization');
+      case 'memory':
+        return trans.__('memory');
+      case 'temperature':
+        return trans.__('temperature');
+      case 'power':
+        return trans.__('power');
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * What the charts show, apart from how uPlot draws them: the panel, which
+ * loads with JupyterLab, needs these, and not uPlot.
+ */
+import { GpuSeriesField, IGpuTimeSeries } from '../tokens';
+
+/**
+ * The charts of the panel.
+ */
+export type ChartKind = 'utilization' | 'memory' | 'temperature' | 'power';
+
+/**
+ * The charts in the order the panel shows them.
+ */
+export const CHART_KINDS: readonly ChartKind[] = [
+  'utilization',
+  'memory',
+  'temperature',
+  'power'
+];
+
+/**
+ * The measurement each chart draws.
+ */
+export const CHART_FIELDS: { readonly [K in ChartKind]: GpuSeriesField } = {
+  utilization: 'utilization_gpu',
+  memory: 'memory_used_mib',
+  temperature: 'temperature_c',
+  power: 'power_draw_w'
+};
+
+/**
+ * The span of the x axis that shows the last `windowSeconds` of readings,
+ * in seconds since the epoch; null when there is no reading.
+ */
+export function chartWindow(
+  history: IGpuTimeSeries,
+  windowSeconds: number
+): { min: number; max: number } | null {
+  const { timestamps } = history;
+  if (timestamps.length === 0) {
+    return null;
+  }
+  const max = timestamps[timestamps.length - 1];
+  return { min: max - windowSeconds, max };
+}
+
+/**
+ * The spans the charts can show, in seconds: 1 min, 5 min, 15 min, 1 h.
+ */
+export const WINDOW_SECONDS: readonly number[] = [60, 300, 900, 3600];

@@ -1,0 +1,191 @@
+import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import * as path from 'path';
+import { gzipSync } from 'zlib';
+
+import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
+import { PANEL } from './gpuMonitor';
+import { cutOffTexts } from './layout';
+
+/**
+ * The dashboard's name: its tab's label and its region's.
+ */
+const DASHBOARD = 'GPU Dashboard';
+
+/**
+ * The real 8× V100S capture: eight busy GPUs.
+ */
+const V100S_X8 = {
+  FAKE_SMI_XML: path.join(
+    SMI_FIXTURES,
+    'xml',
+    'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
+  )
+};
+
+test.use({ viewport: { width: 1600, height: 1000 } });
+
+test.describe('GPU dashboard', () => {
+  test('opens from the panel, the launcher and the palette, and comes back with the layout', async ({
+    page
+  }) => {
+    await page.getByRole('tab', { name: PANEL }).click();
+    await page
+      .getByRole('region', { name: PANEL })
+      .getByRole('button', { name: 'Open the GPU Dashboard' })
+      .click();
+    const dashboard = page.getByRole('tabpanel', { name: DASHBOARD });
+    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+    await expect(dashboard.locator('canvas')).toHaveCount(4);
+
+    // The layout is saved a moment after it changes.
+    await page.waitForTimeout(1500);
+    await page.reload({ waitForIsReady: false });
+    await expect(
+      page.getByRole('main').getByRole('tab', { name: DASHBOARD })
+    ).toBeVisible();
+    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+
+    await page
+      .getByRole('main')
+      .getByRole('tab', { name: DASHBOARD })
+      .getByTitle(/Close/)
+      .click();
+    await expect(dashboard).toHaveCount(0);
+    await page.keyboard.press('Control+Shift+C');
+    await page.getByRole('textbox', { name: 'SEARCH' }).fill('GPU Dashboard');
+    await page.getByRole('menuitem', { name: DASHBOARD, exact: true }).click();
+    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+
+    await page
+      .getByRole('main')
+      .getByRole('tab', { name: DASHBOARD })
+      .getByTitle(/Close/)
+      .click();
+    await page.menu.clickMenuItem('File>New Launcher');
+    await page.getByRole('main').getByText(DASHBOARD, { exact: true }).click();
+    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+  });
+
+  test('with 8 GPUs: a legend hides a GPU in every chart or shows it alone, one crosshair moves across the charts, pause holds them', async ({
+    page,
+    baseURL
+  }) => {
+    await replaceGpus(page, baseURL!, V100S_X8);
+    try {
+      const dashboard = await openDashboard(page);
+      const figures = dashboard.getByRole('figure');
+      await expect(figures).toHaveCount(4);
+      const gpu3 = dashboard.getByRole('button', { name: /^GPU 3 / });
+      await expect(gpu3).toHaveCount(4);
+
+      await gpu3.nth(1).click();
+      for (let chart = 0; chart < 4; chart++) {
+        await expect(gpu3.nth(chart)).toHaveAttribute('aria-pressed', 'false');
+      }
+      await gpu3.nth(0).click({ modifiers: ['Shift'] });
+      await expect(
+        dashboard.locator('[aria-pressed="true"].jp-GpuMonitor-legendButton')
+      ).toHaveCount(4);
+      await dashboard.getByRole('button', { name: 'Show all GPUs' }).click();
+      await expect(
+        dashboard.locator('[aria-pressed="true"].jp-GpuMonitor-legendButton')
+      ).toHaveCount(4 * 8);
+
+      // uPlot draws the cursor's vertical line off the chart until it moves
+      // over one: over the first chart, the last chart's line follows.
+      const lastCursor = figures.nth(3).locator('.u-cursor-x');
+      const position = () =>
+        lastCursor.evaluate(element => element.getBoundingClientRect().left);
+      const box = (await figures.nth(0).locator('.u-over').boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const chartBox = (await figures.nth(3).locator('.u-over').boundingBox())!;
+      await expect
+        .poll(position)
+        .toBeGreaterThan(chartBox.x + chartBox.width / 4);
+      await expect
+        .poll(position)
+        .toBeLessThan(chartBox.x + (chartBox.width * 3) / 4);
+
+      const readings = figures.nth(0).getByRole('img');
+      await dashboard.getByRole('button', { name: 'Pause' }).click();
+      const held = await readings.getAttribute('aria-label');
+      await page.waitForTimeout(2500);
+      await expect(readings).toHaveAttribute('aria-label', held!);
+      await dashboard.getByRole('button', { name: 'Resume' }).click();
+      await expect(readings).not.toHaveAttribute('aria-label', held!);
+
+      expect(await cutOffTexts(dashboard)).toEqual([]);
+      for (const theme of ['light', 'dark']) {
+        if (theme === 'dark') {
+          await page.theme.setDarkTheme();
+        }
+        await page.mouse.move(0, 0);
+        await page.waitForTimeout(300);
+        expect(
+          await dashboard.screenshot({
+            animations: 'disabled',
+            // Chart lines and time axes move with the clock.
+            mask: [dashboard.getByRole('img', { name: /of each GPU/ })]
+          })
+        ).toMatchSnapshot(`gpu-dashboard-8x-v100s-${theme}.png`);
+      }
+    } finally {
+      await replaceGpus(page, baseURL!, null);
+    }
+  });
+});
+
+test("opening /lab fetches at most 37 KiB of the extension's JS, gzipped: not the panels' content, the dashboard or uPlot", async ({
+  page
+}) => {
+  const fetched: { url: string; body: Promise<Buffer> }[] = [];
+  page.on('response', response => {
+    if (
+      /\/lab\/extensions\/jupyterlab-gpu-monitor\/static\/.*\.js/.test(
+        response.url()
+      )
+    ) {
+      fetched.push({ url: response.url(), body: response.body() });
+    }
+  });
+  await page.reload({ waitForIsReady: false });
+  await expect(page.getByRole('tab', { name: PANEL })).toBeVisible();
+  // Let the plugins' first requests settle.
+  await page.waitForTimeout(1000);
+
+  const names = fetched.map(({ url }) => path.basename(new URL(url).pathname));
+  const bodies = await Promise.all(fetched.map(({ body }) => body));
+  // What only the lazily loaded parts hold: the GPU panel's content, the
+  // dashboard's, the Environment panel's, uPlot's code and its styles.
+  for (const marker of [
+    /["'`]jp-GpuMonitor-gpuColumns/,
+    /["'`]jp-GpuMonitor-dashboardCharts/,
+    /["'`]jp-GpuMonitor-findingTitle/,
+    /["'`]u-cursor-x/,
+    /\.u-cursor-x,/
+  ]) {
+    expect(
+      names.filter((_, index) => marker.test(bodies[index].toString()))
+    ).toEqual([]);
+  }
+  const gzipped = bodies.reduce(
+    (sum, body) => sum + gzipSync(body, { level: 9 }).length,
+    0
+  );
+  console.log(
+    `JS fetched when /lab opens: ${(gzipped / 1024).toFixed(1)} KiB gzipped (${names.length} files: ${names.join(', ')})`
+  );
+  expect(gzipped).toBeLessThanOrEqual(37 * 1024);
+});
+
+/**
+ * Open the dashboard by its command; the dashboard.
+ */
+async function openDashboard(page: IJupyterLabPageFixture) {
+  await page.evaluate(() =>
+    (window as any).jupyterapp.commands.execute('gpu-monitor:open-dashboard')
+  );
+  const dashboard = page.getByRole('tabpanel', { name: DASHBOARD });
+  await expect(dashboard).toBeVisible();
+  return dashboard;
+}
