@@ -209,6 +209,15 @@ export interface IGpuMonitorModel extends IDisposable {
    */
   readonly failure: IRequestFailure | null;
   /**
+   * The latest snapshot that had GPUs to show; null until one has.
+   */
+  readonly lastReadings: IGpuSnapshot | null;
+  /**
+   * When the server was last asked, in milliseconds since the epoch; null
+   * before the first answer.
+   */
+  readonly lastTried: number | null;
+  /**
    * The readings kept for the charts. Read it; never modify it.
    */
   readonly history: IGpuTimeSeries;

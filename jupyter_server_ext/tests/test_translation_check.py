@@ -107,7 +107,10 @@ def test_a_string_the_extractor_cannot_see_fails(project):
 def test_an_emptied_or_broken_translation_fails(project):
     po = project / CATALOGUE_PO
     text = po.read_text()
-    text = text.replace('msgid "Fan"\nmsgstr "风扇"', 'msgid "Fan"\nmsgstr ""')
+    # Both strings are in the catalogue as committed: what follows changes them.
+    assert 'msgid "Pause"\nmsgstr "暂停"' in text
+    assert 'msgid "GPU %1 has only %2 free."\nmsgstr "GPU %1 只剩 %2 可用。"' in text
+    text = text.replace('msgid "Pause"\nmsgstr "暂停"', 'msgid "Pause"\nmsgstr ""')
     text = text.replace(
         'msgid "GPU %1 has only %2 free."\nmsgstr "GPU %1 只剩 %2 可用。"',
         'msgid "GPU %1 has only %2 free."\nmsgstr "GPU %1 只剩可用。"',
@@ -115,5 +118,5 @@ def test_an_emptied_or_broken_translation_fails(project):
     po.write_text(text)
     result = check(project)
     assert result.returncode == 1
-    assert "untranslated 'Fan'" in result.stderr
+    assert "untranslated 'Pause'" in result.stderr
     assert "placeholders differ in 'GPU %1 只剩可用。'" in result.stderr

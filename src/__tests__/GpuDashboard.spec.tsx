@@ -32,7 +32,10 @@ function modelWith(snapshot: IGpuSnapshot): {
     failure: null,
     history,
     kernels: null,
-    kernelGpus: null
+    kernelGpus: null,
+    lastReadings: snapshot.error ? null : snapshot,
+    lastTried: Date.UTC(2026, 11, 1, 16, 5, 12),
+    refreshIntervalSeconds: 1
   } as unknown as IGpuMonitorModel;
   return { model, history };
 }

@@ -41,7 +41,10 @@ function modelWith(
     failure,
     history,
     kernels,
-    kernelGpus: null
+    kernelGpus: null,
+    lastReadings: snapshot?.error ? null : snapshot,
+    lastTried: snapshot || failure ? Date.UTC(2026, 11, 1, 16, 5, 12) : null,
+    refreshIntervalSeconds: 1
   } as unknown as IGpuMonitorModel;
 }
 
@@ -84,9 +87,48 @@ describe('GpuMonitor', () => {
 
     const alert = getByRole('alert');
     expect(alert.textContent).toContain(snapshot.error!.message);
-    expect(alert.textContent).toContain(snapshot.error!.hint);
+    // The hint's commands are code, each with a copy button; the one that
+    // needs root is what to ask an administrator.
+    expect(
+      Array.from(alert.querySelectorAll('code')).map(code => code.textContent)
+    ).toEqual([
+      'sudo modprobe nvidia',
+      'dmesg | grep -i nvidia',
+      'sudo modprobe nvidia'
+    ]);
+    expect(alert.textContent).toContain(snapshot.error!.hint.replace(/`/g, ''));
+    expect(
+      within(alert).getAllByRole('button', {
+        name: 'Copy sudo modprobe nvidia'
+      })
+    ).toHaveLength(2);
+    expect(alert.textContent).toContain(
+      'No sudo here? Ask your administrator to run: sudo modprobe nvidia'
+    );
+    expect(alert.textContent).toMatch(
+      /Last tried at \d+:05:12\s?[AP]?M? · retrying every 1 s$/
+    );
     expect(queryAllByRole('article')).toHaveLength(0);
     expect(queryAllByRole('status')).toHaveLength(0);
+  });
+
+  it('keeps the last readings, greyed, under the error when the driver fails mid-session', () => {
+    const model = {
+      ...modelWith(driverNotLoadedSnapshot()),
+      lastReadings: a5000Snapshot()
+    } as IGpuMonitorModel;
+
+    const { getByRole, getAllByRole, container } = renderPanel(model);
+
+    expect(getByRole('alert').textContent).toContain(
+      "couldn't communicate with the NVIDIA driver"
+    );
+    expect(getAllByRole('article')).toHaveLength(2);
+    const readings = container.querySelector('.jp-GpuMonitor-readings')!;
+    expect(readings.classList).toContain('jp-mod-stale');
+    expect(readings.textContent).toMatch(/^Last readings at /);
+    // No GPU is proposed from readings that are not current.
+    expect(readings.textContent).not.toContain('Least used');
   });
 
   it('says calmly that a server without an NVIDIA driver has no GPU, the detail folded away', () => {

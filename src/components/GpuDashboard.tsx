@@ -106,7 +106,13 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
           trans={trans}
         />
       </div>
-      {failed && <MonitorMessage message={failed.message} hint={failed.hint} />}
+      {failed && (
+        <MonitorMessage
+          message={failed.message}
+          hint={failed.hint}
+          trans={trans}
+        />
+      )}
       {snapshot === null
         ? !failure && (
             <p className="jp-GpuMonitor-loading" role="status">

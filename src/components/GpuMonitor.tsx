@@ -5,7 +5,8 @@ import * as React from 'react';
 import { runBands } from '../cells/format';
 import { ChartKind } from '../gpu/chartKinds';
 import { reportedCharts } from '../gpu/charts';
-import { describeFailure } from '../gpu/failure';
+import { describeFailure, retryText } from '../gpu/failure';
+import { formatClockTime } from '../gpu/units';
 import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';
@@ -84,6 +85,13 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
   const { model, trans } = props;
   const { snapshot, failure } = model;
   const failed = failure && describeFailure(failure, trans);
+  const retry =
+    retryText(
+      model.lastTried,
+      failure !== null,
+      model.refreshIntervalSeconds,
+      trans
+    ) ?? undefined;
   return (
     <div className="jp-GpuMonitor-body">
       <div className="jp-GpuMonitor-header">
@@ -115,7 +123,14 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
           <downloadIcon.react tag="span" />
         </button>
       </div>
-      {failed && <MonitorMessage message={failed.message} hint={failed.hint} />}
+      {failed && (
+        <MonitorMessage
+          message={failed.message}
+          hint={failed.hint}
+          retry={retry}
+          trans={trans}
+        />
+      )}
       {snapshot === null ? (
         !failure && (
           <p className="jp-GpuMonitor-loading" role="status">
@@ -123,7 +138,12 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
           </p>
         )
       ) : (
-        <Private.Readings {...props} snapshot={snapshot} stale={!!failure} />
+        <Private.Readings
+          {...props}
+          snapshot={snapshot}
+          stale={!!failure}
+          retry={retry}
+        />
       )}
     </div>
   );
@@ -137,84 +157,111 @@ namespace Private {
    * What the latest snapshot says: the server's error, or the GPUs.
    */
   export function Readings(
-    props: GpuMonitor.IProps & { snapshot: IGpuSnapshot; stale: boolean }
+    props: GpuMonitor.IProps & {
+      snapshot: IGpuSnapshot;
+      stale: boolean;
+      retry?: string;
+    }
   ): React.ReactElement {
-    const { model, snapshot, stale, notebook, actions, trans } = props;
+    const { model, stale, notebook, actions, trans } = props;
     const revision = notebook?.revision;
     const bands = React.useMemo(
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
-    const message = snapshotMessage(snapshot, trans);
-    if (message) {
+    const message = snapshotMessage(props.snapshot, trans, props.retry);
+    // The GPUs worked and now fail (a driver that fell over): the last
+    // readings stay, greyed, under the error.
+    const last =
+      message && props.snapshot.error?.kind !== 'not_installed'
+        ? model.lastReadings
+        : null;
+    if (message && !last) {
       return message;
     }
+    const snapshot = last ?? props.snapshot;
     const facts = [
       snapshot.driver_version && trans.__('Driver %1', snapshot.driver_version),
       snapshot.cuda_version && trans.__('CUDA %1', snapshot.cuda_version),
       snapshot.source && trans.__('read with %1', snapshot.source)
     ].filter(Boolean);
+    if (last) {
+      facts.unshift(
+        trans.__('Last readings at %1', formatClockTime(last.timestamp, true))
+      );
+    }
     return (
-      <div className={`jp-GpuMonitor-readings${stale ? ' jp-mod-stale' : ''}`}>
-        <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
-        {notebook && (
-          <NotebookNeed
-            notebook={notebook}
-            snapshot={snapshot}
-            kernelGpus={model.kernelGpus}
+      <>
+        {message}
+        <div
+          className={`jp-GpuMonitor-readings${stale || last ? ' jp-mod-stale' : ''}`}
+        >
+          <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
+          {notebook && !last && (
+            <NotebookNeed
+              notebook={notebook}
+              snapshot={snapshot}
+              kernelGpus={model.kernelGpus}
+              actions={actions}
+              trans={trans}
+            />
+          )}
+          {!last && (
+            <FreeGpuHint
+              snapshot={snapshot}
+              history={model.history}
+              kernelId={notebook?.kernelId ?? null}
+              room={{
+                need: notebook?.need ?? null,
+                minFreeShare: props.freeGpuMinFreeShare
+              }}
+              actions={actions}
+              trans={trans}
+            />
+          )}
+          {model.kernels && model.kernels.length > 0 && (
+            <KernelList
+              kernels={model.kernels}
+              actions={actions}
+              trans={trans}
+            />
+          )}
+          <section className="jp-GpuMonitor-gpus" aria-label={trans.__('GPUs')}>
+            <div className="jp-GpuMonitor-gpuColumns" aria-hidden="true">
+              <span>{trans.__('Utilization')}</span>
+              <span>{trans.__('Memory')}</span>
+            </div>
+            {snapshot.gpus.map(gpu => (
+              <GpuRow
+                key={gpu.uuid ?? gpu.index}
+                gpu={gpu}
+                kernelGpus={model.kernelGpus}
+                trans={trans}
+              />
+            ))}
+          </section>
+          <ProcessList
+            gpus={snapshot.gpus}
+            now={snapshot.timestamp}
             actions={actions}
             trans={trans}
           />
-        )}
-        <FreeGpuHint
-          snapshot={snapshot}
-          history={model.history}
-          kernelId={notebook?.kernelId ?? null}
-          room={{
-            need: notebook?.need ?? null,
-            minFreeShare: props.freeGpuMinFreeShare
-          }}
-          actions={actions}
-          trans={trans}
-        />
-        {model.kernels && model.kernels.length > 0 && (
-          <KernelList kernels={model.kernels} actions={actions} trans={trans} />
-        )}
-        <section className="jp-GpuMonitor-gpus" aria-label={trans.__('GPUs')}>
-          <div className="jp-GpuMonitor-gpuColumns" aria-hidden="true">
-            <span>{trans.__('Utilization')}</span>
-            <span>{trans.__('Memory')}</span>
-          </div>
-          {snapshot.gpus.map(gpu => (
-            <GpuRow
-              key={gpu.uuid ?? gpu.index}
-              gpu={gpu}
-              kernelGpus={model.kernelGpus}
-              trans={trans}
-            />
-          ))}
-        </section>
-        <ProcessList
-          gpus={snapshot.gpus}
-          now={snapshot.timestamp}
-          actions={actions}
-          trans={trans}
-        />
-        {model.history.gpus.length > 0 &&
-          reportedCharts(props.charts, snapshot).map(kind => (
-            <GpuChart
-              key={kind}
-              kind={kind}
-              history={model.history}
-              snapshot={snapshot}
-              windowSeconds={props.windowSeconds}
-              themeRevision={props.themeRevision}
-              bands={bands}
-              onBandClick={band => props.onRevealCell(band.key)}
-              trans={trans}
-            />
-          ))}
-      </div>
+          {model.history.gpus.length > 0 &&
+            reportedCharts(props.charts, snapshot).map(kind => (
+              <GpuChart
+                key={kind}
+                kind={kind}
+                history={model.history}
+                snapshot={snapshot}
+                windowSeconds={props.windowSeconds}
+                themeRevision={props.themeRevision}
+                bands={bands}
+                onBandClick={band => props.onRevealCell(band.key)}
+                trans={trans}
+              />
+            ))}
+        </div>
+      </>
     );
   }
 }

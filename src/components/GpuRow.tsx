@@ -128,7 +128,11 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
         )}
       </div>
       {gpu.error && (
-        <MonitorMessage message={gpu.error.message} hint={gpu.error.hint} />
+        <MonitorMessage
+          message={gpu.error.message}
+          hint={gpu.error.hint}
+          trans={trans}
+        />
       )}
     </article>
   );

@@ -1,6 +1,9 @@
+import { Clipboard } from '@jupyterlab/apputils';
 import { TranslationBundle } from '@jupyterlab/translation';
+import { copyIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
+import { hintParts, rootCommands } from '../gpu/hints';
 import { IGpuSnapshot } from '../restapi/gpus';
 
 /**
@@ -16,23 +19,89 @@ export namespace MonitorMessage {
      */
     message: string;
     /**
-     * What to do about it.
+     * What to do about it, with its commands between backticks.
      */
     hint: string;
+    /**
+     * When the monitor last tried and how often it tries again; none when
+     * it does not.
+     */
+    retry?: string;
+    /**
+     * The translation bundle of the extension's domain.
+     */
+    trans: TranslationBundle;
   }
 }
 
 /**
- * Why the GPUs cannot be shown, and what to do about it.
+ * Why the GPUs cannot be shown, and what to do about it: the hint's
+ * commands as code with a copy button, and the ones that need root as what
+ * to ask an administrator.
  */
 export function MonitorMessage(
   props: MonitorMessage.IProps
 ): React.ReactElement {
+  const { trans } = props;
+  const forAdmin = rootCommands(props.hint);
   return (
     <div className="jp-GpuMonitor-message" role="alert">
       <p className="jp-GpuMonitor-errorMessage">{props.message}</p>
-      <p className="jp-GpuMonitor-errorHint">{props.hint}</p>
+      <HintText hint={props.hint} trans={trans} />
+      {forAdmin.length > 0 && (
+        <p className="jp-GpuMonitor-adminHint">
+          {trans.__('No sudo here? Ask your administrator to run:')}{' '}
+          {forAdmin.map(command => (
+            <Command key={command} command={command} trans={trans} />
+          ))}
+        </p>
+      )}
+      {props.retry && <p className="jp-GpuMonitor-retry">{props.retry}</p>}
     </div>
+  );
+}
+
+/**
+ * A hint, its commands as code that can be copied.
+ */
+export function HintText(props: {
+  hint: string;
+  trans: TranslationBundle;
+}): React.ReactElement {
+  return (
+    <p className="jp-GpuMonitor-errorHint">
+      {hintParts(props.hint).map((part, index) =>
+        part.code ? (
+          <Command key={index} command={part.text} trans={props.trans} />
+        ) : (
+          <React.Fragment key={index}>{part.text}</React.Fragment>
+        )
+      )}
+    </p>
+  );
+}
+
+/**
+ * A command in a hint, with a button that copies it.
+ */
+function Command(props: {
+  command: string;
+  trans: TranslationBundle;
+}): React.ReactElement {
+  const { command, trans } = props;
+  return (
+    <span className="jp-GpuMonitor-command">
+      <code>{command}</code>
+      <button
+        type="button"
+        className="jp-GpuMonitor-copyButton"
+        aria-label={trans.__('Copy %1', command)}
+        title={trans.__('Copy %1', command)}
+        onClick={() => Clipboard.copyToSystem(command)}
+      >
+        <copyIcon.react tag="span" />
+      </button>
+    </span>
   );
 }
 
@@ -79,7 +148,7 @@ export function NoGpuMessage(props: NoGpuMessage.IProps): React.ReactElement {
       <details>
         <summary>{trans.__('Details')}</summary>
         <p>{props.detail}</p>
-        <p>{props.hint}</p>
+        <HintText hint={props.hint} trans={trans} />
       </details>
     </div>
   );
@@ -89,10 +158,13 @@ export function NoGpuMessage(props: NoGpuMessage.IProps): React.ReactElement {
  * What to show in place of the GPUs when a snapshot has none to show: no
  * NVIDIA driver as calm information, the server's error with its hint, or
  * that the server reports no GPU; null when it has GPUs.
+ *
+ * @param retry - when the monitor last tried and how often it tries again
  */
 export function snapshotMessage(
   snapshot: IGpuSnapshot,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  retry?: string
 ): React.ReactElement | null {
   // Neither NVML nor nvidia-smi here: a machine without an NVIDIA driver.
   // A Prometheus source without its URL is a setting to correct instead.
@@ -113,6 +185,8 @@ export function snapshotMessage(
       <MonitorMessage
         message={snapshot.error.message}
         hint={snapshot.error.hint}
+        retry={retry}
+        trans={trans}
       />
     );
   }

@@ -35,6 +35,7 @@ export function ServerStatus(props: ServerStatus.IProps): React.ReactElement {
         <MonitorMessage
           message={status.error.message}
           hint={status.error.hint}
+          trans={trans}
         />
       )}
       <dl className="jp-GpuMonitor-statusFacts">

@@ -2,6 +2,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IRequestFailure } from '../tokens';
+import { formatClockTime } from './units';
 
 /**
  * What a failed request to the server extension means.
@@ -67,4 +68,33 @@ export function describeFailure(
         )
       };
   }
+}
+
+/**
+ * When the monitor last asked and how often it asks again, for a reading
+ * that failed: "Last tried at 4:05:12 PM · retrying every 1 s". A request
+ * that failed is retried less and less often, up to every 30 s (or the
+ * interval, when longer); a server that answered with an error is asked
+ * again at the interval. Null before the first try.
+ *
+ * @param lastTried - when, in milliseconds since the epoch
+ * @param requestFailed - whether the request itself failed
+ */
+export function retryText(
+  lastTried: number | null,
+  requestFailed: boolean,
+  intervalSeconds: number,
+  trans: TranslationBundle
+): string | null {
+  if (lastTried === null) {
+    return null;
+  }
+  const at = formatClockTime(lastTried / 1000, true);
+  return requestFailed
+    ? trans.__(
+        'Last tried at %1 · retrying, less often while it fails (at most %2 s apart)',
+        at,
+        Math.max(30, intervalSeconds)
+      )
+    : trans.__('Last tried at %1 · retrying every %2 s', at, intervalSeconds);
 }

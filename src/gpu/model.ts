@@ -57,6 +57,22 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
+   * The latest snapshot that had GPUs to show: what the panel keeps, greyed,
+   * while the GPUs cannot be read; null until one has.
+   */
+  get lastReadings(): IGpuSnapshot | null {
+    return this._lastReadings;
+  }
+
+  /**
+   * When the server was last asked, in milliseconds since the epoch (this
+   * browser's clock); null before the first answer.
+   */
+  get lastTried(): number | null {
+    return this._lastTried;
+  }
+
+  /**
    * The readings kept for the charts.
    */
   get history(): IGpuTimeSeries {
@@ -215,14 +231,19 @@ export class GpuModel implements IGpuMonitorModel {
           : this._kernels
       ]);
       this._snapshot = snapshot;
+      if (snapshot.error === null && snapshot.gpus.length > 0) {
+        this._lastReadings = snapshot;
+      }
       this._kernels = kernels;
       this._failure = null;
+      this._lastTried = Date.now();
       if (history !== null && this._history.append(history)) {
         this._historyChanged.emit();
       }
       this._changed.emit();
     } catch (error) {
       this._failure = classifyFailure(error, abort.signal.aborted);
+      this._lastTried = Date.now();
       this._changed.emit();
       throw error;
     } finally {
@@ -237,6 +258,8 @@ export class GpuModel implements IGpuMonitorModel {
   private _pending: Promise<void> | null = null;
   private _watchers = new Set<{ history: boolean; kernels: boolean }>();
   private _snapshot: IGpuSnapshot | null = null;
+  private _lastReadings: IGpuSnapshot | null = null;
+  private _lastTried: number | null = null;
   private _failure: IRequestFailure | null = null;
   private _history = new GpuHistoryBuffer();
   private _kernelGpus: IKernelGpus | null = null;

@@ -138,6 +138,8 @@ async function replay(
         return (await response.json()).error !== null;
       })
       .toBe(true);
+    // A page opened after the failure: no earlier readings to keep.
+    await page.reload();
     return;
   }
   await replaceGpus(page, baseURL, machine);

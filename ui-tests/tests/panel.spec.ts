@@ -236,13 +236,26 @@ test.describe('GPU monitor panel', () => {
         })
         .not.toBeNull();
 
+      // A page opened after the driver failed: no readings to keep.
+      await page.reload();
       const panel = await openFromIcon(page);
 
       const alert = panel.getByRole('alert');
       await expect(alert).toContainText(
         "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
       );
-      await expect(alert).toContainText(error!.hint);
+      await expect(alert).toContainText(error!.hint.replace(/`/g, ''));
+      await expect(alert.locator('code')).toHaveText([
+        'sudo modprobe nvidia',
+        'dmesg | grep -i nvidia',
+        'sudo modprobe nvidia'
+      ]);
+      await expect(alert).toContainText(
+        'No sudo here? Ask your administrator to run: sudo modprobe nvidia'
+      );
+      await expect(alert).toContainText(
+        /Last tried at .* · retrying every 1 s/
+      );
       await expect(panel.getByRole('article')).toHaveCount(0);
       await expect(
         page.getByRole('button', { name: '⚠ GPU error' })
@@ -250,6 +263,32 @@ test.describe('GPU monitor panel', () => {
     } finally {
       resetFakeGpu();
     }
+  });
+
+  test('keeps the last readings, greyed, when the driver fails mid-session, and says so once', async ({
+    page
+  }) => {
+    const panel = await openFromIcon(page);
+    await expect(panel.getByRole('article')).toHaveCount(2);
+
+    failLike('driver-not-loaded-couldnt-communicate.txt', '9');
+    try {
+      await expect(panel.getByRole('alert')).toContainText(
+        "couldn't communicate with the NVIDIA driver"
+      );
+      await expect(panel.getByRole('article')).toHaveCount(2);
+      await expect(panel.locator('.jp-GpuMonitor-readings')).toHaveClass(
+        /jp-mod-stale/
+      );
+      await expect(panel).toContainText(/Last readings at /);
+      await expect(panel.locator('canvas')).toHaveCount(4);
+    } finally {
+      resetFakeGpu();
+    }
+    await expect(panel.getByRole('alert')).toHaveCount(0);
+    await expect(panel.locator('.jp-GpuMonitor-readings')).not.toHaveClass(
+      /jp-mod-stale/
+    );
   });
 
   test('shows the instances of a MIG GPU and "MIG" for its utilization', async ({
