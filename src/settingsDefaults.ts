@@ -9,6 +9,7 @@ export const SETTINGS_DEFAULTS = {
     onlyMyGpus: true,
     memoryEnabled: true,
     memoryPercent: 90,
+    memoryOnlyWhenGrowing: true,
     temperatureEnabled: true,
     temperatureCelsius: 80,
     lowUtilizationEnabled: true,
@@ -17,6 +18,7 @@ export const SETTINGS_DEFAULTS = {
   },
   cells: {
     showCellLine: true,
+    showShortRuns: false,
     lowUtilizationPercent: 30,
     saveLastRun: true,
     checkFitOnOpen: true

@@ -49,7 +49,7 @@ describe('CellGpuLines', () => {
   let runs: NotebookGpuRuns;
   let cells: Cell[];
   let lines: CellGpuLines;
-  let usesGpu: boolean;
+  let showShortRuns: boolean;
 
   /**
    * A run of a cell that ended, with its figures.
@@ -72,11 +72,11 @@ describe('CellGpuLines', () => {
       codeCell('cell-b'),
       codeCell('note', 'markdown')
     ];
-    usesGpu = true;
+    showShortRuns = true;
     lines = new CellGpuLines({
       notebook: { widgets: cells } as unknown as Notebook,
       runs,
-      usesGpu: () => usesGpu,
+      showShortRuns: () => showShortRuns,
       lowUtilizationPercent: 30,
       trans
     });
@@ -100,7 +100,7 @@ describe('CellGpuLines', () => {
     const line = (cells[0].layout as PanelLayout).widgets[2];
     expect(line.isHidden).toBe(false);
     expect(line.node.textContent).toBe(
-      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s' +
+      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s' +
         'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
     );
     expect(parts(cells[1])).not.toContain('jp-GpuMonitor-cellLine');
@@ -117,15 +117,15 @@ describe('CellGpuLines', () => {
     lines.lowUtilizationPercent = 0;
     await rendered();
     expect(line.node.textContent).toBe(
-      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s'
+      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s'
     );
     expect(
       parts(cells[0]).filter(part => part === 'jp-GpuMonitor-cellLine')
     ).toHaveLength(1);
   });
 
-  it('stays hidden for a run of a kernel that uses no GPU', async () => {
-    usesGpu = false;
+  it('stays hidden for a run too short to measure unless such runs are shown (a setting, for a kernel on a GPU)', async () => {
+    showShortRuns = false;
     ran('cell-b', tooShort);
     await rendered();
 

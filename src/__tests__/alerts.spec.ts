@@ -23,10 +23,15 @@ import {
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
- * The defaults, about every GPU: the capture's processes are no kernel of
- * this server (they are llama-server's).
+ * The defaults, about every GPU (the capture's processes are no kernel of
+ * this server: they are llama-server's), memory alerts on the threshold
+ * alone.
  */
-const EVERY_GPU = { ...DEFAULT_ALERT_THRESHOLDS, onlyMyGpus: false };
+const EVERY_GPU = {
+  ...DEFAULT_ALERT_THRESHOLDS,
+  onlyMyGpus: false,
+  memoryOnlyWhenGrowing: false
+};
 
 /**
  * GPU 0's memory in use for a share of its 24564 MiB, in MiB.
@@ -36,6 +41,36 @@ function mibAt(percent: number): number {
 }
 
 describe('GpuAlerts', () => {
+  it('by default says nothing of a caching allocator that holds 91 % for minutes, and alerts once memory grows toward the total', () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      onlyMyGpus: false
+    });
+    const memoryAlerts = (timestamp: number, percent?: number): number[] =>
+      alerts
+        .update(
+          a5000At(
+            timestamp,
+            percent === undefined
+              ? {}
+              : { 0: { memory_used_mib: mibAt(percent) } }
+          )
+        )
+        .filter(alert => alert.kind === 'memory')
+        .map(alert => alert.gpuIndex);
+
+    // The capture: GPU 0 at 91.3 %, steady.
+    for (let seconds = 0; seconds <= 600; seconds += 30) {
+      expect(memoryAlerts(1000 + seconds)).toEqual([]);
+    }
+    // A kernel allocating: 91 → 92 % in 10 s is under 2 % of the card...
+    expect(memoryAlerts(2000, 91)).toEqual([]);
+    expect(memoryAlerts(2010, 92)).toEqual([]);
+    // ...then it keeps growing: 2 % within a minute, above the threshold.
+    expect(memoryAlerts(2020, 93.5)).toEqual([0]);
+    expect(memoryAlerts(2030, 96)).toEqual([]);
+  });
+
   it('raises one memory alert for GPU 0 of the capture (91.3 % in use), not for GPU 1', () => {
     const alerts = new GpuAlerts(EVERY_GPU);
 
@@ -241,7 +276,7 @@ describe('alertMessage', () => {
 });
 
 describe('alerts about my GPUs only (the default)', () => {
-  it("stay silent about another user's full GPU, and speak once my kernel holds memory on it", () => {
+  it("stay silent about another user's full GPU, and speak once my kernel takes memory on it", () => {
     const alerts = new GpuAlerts();
 
     // GPU 0 at 91.3 %, held by llama-server, no kernel of this server.
@@ -253,7 +288,8 @@ describe('alerts about my GPUs only (the default)', () => {
     expect(alerts.update(mine).map(alert => alert.kind)).toEqual(['memory']);
 
     // The kernel exits, its memory freed: the episode ends with it, and the
-    // next kernel of ours that fills the GPU is alerted about again.
+    // next kernel of ours that fills the GPU (from nothing: growing) is
+    // alerted about again.
     expect(
       alerts.update(
         a5000At(1002, { 0: { processes: [], memory_used_mib: 100 } })
@@ -263,6 +299,16 @@ describe('alerts about my GPUs only (the default)', () => {
     again.timestamp = 1003;
     expect(alerts.update(again).map(alert => alert.kind)).toEqual(['memory']);
   });
+});
+
+it('says nothing at page load of my kernel that already held the GPU, full', () => {
+  const alerts = new GpuAlerts();
+  const loaded = a5000KernelSnapshot();
+  loaded.timestamp = 1000;
+
+  expect(alerts.update(loaded)).toEqual([]);
+  loaded.timestamp = 1030;
+  expect(alerts.update(loaded)).toEqual([]);
 });
 
 describe('SourceHealth', () => {

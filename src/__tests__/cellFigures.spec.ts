@@ -83,9 +83,9 @@ function cell(
 }
 
 describe('the line under a cell', () => {
-  it('names the GPUs, the peak memory, the mean utilisation and the duration', () => {
-    expect(cellLineText(runOver(TAKING), true, trans)).toBe(
-      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 7.0 s'
+  it('gives each GPU its own peak memory and mean utilisation, not their sum or average, and the duration', () => {
+    expect(cellLineText(runOver(TAKING), false, trans)).toBe(
+      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s'
     );
     expect(cellLineText(runOver(ON_T4), true, trans)).toBe(
       'GPU 0 · peak 1005 MiB · 0 % avg · 6.0 s'
@@ -95,7 +95,7 @@ describe('the line under a cell', () => {
     );
   });
 
-  it('says a run shorter than two reads is too short, only for a kernel that uses a GPU', () => {
+  it('says a run shorter than two reads is too short only when such runs are shown', () => {
     expect(cellLineText(runOver(TOO_SHORT), true, trans)).toBe(
       'GPU · too short to measure (0.8 s)'
     );
@@ -111,7 +111,7 @@ describe('the line under a cell', () => {
 
   it('says when the server did not read the GPUs during part of the run', () => {
     expect(cellLineText(runOver(ACROSS_GAP), true, trans)).toBe(
-      'GPU 0, 1 · peak 38.7 GiB · 0 % avg · 12 s · readings missing for part of it'
+      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 12 s · readings missing for part of it'
     );
   });
 
@@ -122,6 +122,22 @@ describe('the line under a cell', () => {
     expect(lowUtilization(TOO_SHORT, 30)).toBe(false);
     expect(lowUtilization(HOLDING_NONE, 30)).toBe(false);
     expect(lowUtilization({ ...TAKING, samples: 4 }, 30)).toBe(false);
+    // GPU 1 busy at 90 % while GPU 0 idles: the cell's GPUs did not starve
+    // (the old mean over both, 45 %, hid which was which).
+    const oneBusy = {
+      ...TAKING,
+      gpus: [TAKING.gpus[0], { ...TAKING.gpus[1], mean_utilization: 90 }]
+    };
+    expect(lowUtilization(oneBusy, 50)).toBe(false);
+    // A GPU the cell held next to nothing on does not count.
+    const barelyHeld = {
+      ...TAKING,
+      gpus: [
+        TAKING.gpus[0],
+        { ...TAKING.gpus[1], peak_memory_mib: 2, mean_utilization: 90 }
+      ]
+    };
+    expect(lowUtilization(barelyHeld, 30)).toBe(true);
     expect(lowUtilizationHint(30, trans)).toBe(
       'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
     );

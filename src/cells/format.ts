@@ -19,17 +19,20 @@ import { HELD_MEMORY_MIB } from '../restapi/rules';
 export const LOW_UTILIZATION_MIN_SAMPLES = 5;
 
 /**
- * The line under a cell for a run: "GPU 0 · peak 14.2 GiB · 87 % avg ·
- * 3 min 12 s", or "GPU · too short to measure (0.4 s)".
+ * The line under a cell for a run, per GPU it held memory on: "GPU 0 ·
+ * peak 14.2 GiB · 87 % avg · 3 min 12 s", or with two GPUs "GPU 0: peak
+ * 21.9 GiB, 87 % avg · GPU 1: peak 16.8 GiB, 3 % avg · 7.0 s" (memory is
+ * not added up across cards, nor utilisation averaged over them).
  *
- * @param usesGpu - whether the kernel uses a GPU: a run too short to
- *   measure says so only then, so that a CPU notebook gets no line
- * @returns null when there is nothing to say: no figures yet, or the
- *   kernel held no GPU memory during the run
+ * @param showShort - whether a run too short to measure says so ("GPU ·
+ *   too short to measure (0.4 s)"); by default it gets no line, as a quick
+ *   cell has nothing to tell
+ * @returns null when there is nothing to say: no figures yet, the kernel
+ *   held no GPU memory during the run, or a short run not shown
  */
 export function cellLineText(
   run: ICellRun,
-  usesGpu: boolean,
+  showShort: boolean,
   trans: TranslationBundle
 ): string | null {
   const figures = run.figures;
@@ -37,34 +40,46 @@ export function cellLineText(
     return null;
   }
   const duration = formatDuration(run.end - run.start, trans);
-  if (figures.too_short) {
-    return usesGpu
+  if (figures.too_short || figures.samples < 2) {
+    return showShort
       ? trans.__('GPU · too short to measure (%1)', duration)
       : null;
   }
-  if (figures.gpus.length === 0 || figures.peak_memory_mib === null) {
+  if (figures.gpus.length === 0) {
     return null;
   }
-  const parts = [
-    trans.__(
-      'GPU %1',
-      formatList(
-        figures.gpus.map(gpu => String(gpu.index)),
-        trans
-      )
-    ),
-    trans.__('peak %1', formatMemory(figures.peak_memory_mib, trans))
-  ];
-  if (figures.mean_utilization !== null) {
-    parts.push(
-      trans.__('%1 avg', formatPercent(figures.mean_utilization, trans))
-    );
-  }
+  const parts =
+    figures.gpus.length === 1
+      ? [
+          trans.__('GPU %1', figures.gpus[0].index),
+          ...gpuFigures(figures.gpus[0], trans)
+        ]
+      : figures.gpus.map(gpu =>
+          trans.__(
+            'GPU %1: %2',
+            gpu.index,
+            formatList(gpuFigures(gpu, trans), trans)
+          )
+        );
   parts.push(duration);
   if (figures.gap) {
     parts.push(trans.__('readings missing for part of it'));
   }
   return parts.join(' · ');
+}
+
+/**
+ * What a run did on one GPU: "peak 21.9 GiB", "87 % avg".
+ */
+function gpuFigures(
+  gpu: ISpanFigures['gpus'][number],
+  trans: TranslationBundle
+): string[] {
+  const parts = [trans.__('peak %1', formatMemory(gpu.peak_memory_mib, trans))];
+  if (gpu.mean_utilization !== null) {
+    parts.push(trans.__('%1 avg', formatPercent(gpu.mean_utilization, trans)));
+  }
+  return parts;
 }
 
 /**
@@ -99,8 +114,10 @@ export function cellLineDetails(
 }
 
 /**
- * Whether a run held GPU memory while its GPUs were mostly idle, for long
- * enough to matter: the data-loading bottleneck, a GPU waiting on the CPU.
+ * Whether a run held GPU memory while the GPUs it used were mostly idle,
+ * for long enough to matter: the data-loading bottleneck, a GPU waiting on
+ * the CPU. Each GPU it held memory on must have stayed low: one busy GPU
+ * beside an idle one is no data-loading problem.
  *
  * @param thresholdPercent - mean utilisation below this is low
  */
@@ -108,13 +125,22 @@ export function lowUtilization(
   figures: ISpanFigures | null,
   thresholdPercent: number
 ): boolean {
+  if (
+    figures === null ||
+    figures.too_short ||
+    figures.samples < LOW_UTILIZATION_MIN_SAMPLES
+  ) {
+    return false;
+  }
+  const used = figures.gpus.filter(
+    gpu => gpu.peak_memory_mib >= HELD_MEMORY_MIB
+  );
   return (
-    figures !== null &&
-    !figures.too_short &&
-    figures.samples >= LOW_UTILIZATION_MIN_SAMPLES &&
-    (figures.peak_memory_mib ?? 0) >= HELD_MEMORY_MIB &&
-    figures.mean_utilization !== null &&
-    figures.mean_utilization < thresholdPercent
+    used.length > 0 &&
+    used.every(
+      gpu =>
+        gpu.mean_utilization !== null && gpu.mean_utilization < thresholdPercent
+    )
   );
 }
 

@@ -25,7 +25,7 @@ export class CellGpuLines implements IDisposable {
   constructor(options: CellGpuLines.IOptions) {
     this._notebook = options.notebook;
     this._runs = options.runs;
-    this._usesGpu = options.usesGpu;
+    this._showShortRuns = options.showShortRuns;
     this._trans = options.trans;
     this._lowUtilizationPercent = options.lowUtilizationPercent;
     this._runs.runChanged.connect(this._onRunChanged, this);
@@ -104,7 +104,7 @@ export class CellGpuLines implements IDisposable {
     }
     const percent = this._lowUtilizationPercent;
     this._line(cell).render(
-      cellLineText(run, this._usesGpu(), this._trans),
+      cellLineText(run, this._showShortRuns(), this._trans),
       cellLineDetails(run.figures, this._trans),
       lowUtilization(run.figures, percent)
         ? lowUtilizationHint(percent, this._trans)
@@ -134,7 +134,7 @@ export class CellGpuLines implements IDisposable {
 
   private _notebook: Notebook;
   private _runs: NotebookGpuRuns;
-  private _usesGpu: () => boolean;
+  private _showShortRuns: () => boolean;
   private _trans: TranslationBundle;
   private _lowUtilizationPercent: number;
   private _lines = new Map<Cell, CellGpuLine>();
@@ -158,10 +158,10 @@ export namespace CellGpuLines {
      */
     runs: NotebookGpuRuns;
     /**
-     * Whether its kernel uses a GPU now: a run too short to measure says so
-     * only then.
+     * Whether a run too short to measure gets a line: by a setting, and only
+     * while the kernel uses a GPU.
      */
-    usesGpu: () => boolean;
+    showShortRuns: () => boolean;
     /**
      * Mean utilisation below this, in percent, gets the low-utilisation hint.
      */

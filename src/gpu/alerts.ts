@@ -44,6 +44,12 @@ export interface IAlertThresholds {
    */
   memoryPercent: number;
   /**
+   * Whether a memory alert needs the memory to be growing toward the total
+   * (the out-of-memory error that is coming), not a caching allocator that
+   * holds 90 % of the card as it normally does.
+   */
+  memoryOnlyWhenGrowing: boolean;
+  /**
    * Whether to alert on temperature.
    */
   temperatureEnabled: boolean;
@@ -70,6 +76,17 @@ export interface IAlertThresholds {
  */
 export const DEFAULT_ALERT_THRESHOLDS: IAlertThresholds =
   SETTINGS_DEFAULTS.alerts;
+
+/**
+ * How far back a memory alert looks for growth, in seconds.
+ */
+export const GROWTH_WINDOW_SECONDS = 60;
+
+/**
+ * The growth, as a share of the card, that makes memory "growing": a
+ * kernel allocating toward the total, not one holding its cache steady.
+ */
+export const GROWTH_SHARE = 0.02;
 
 /**
  * A memory alert re-arms once memory in use is this many percentage points
@@ -168,13 +185,22 @@ export class GpuAlerts {
         // No longer ours (our kernel exited): its episodes end with it, so
         // that the GPU alerts again when a kernel of ours comes back.
         this._states.delete(key);
+        this._notOurs.set(key, snapshot.timestamp);
         continue;
       }
       let state = this._states.get(key);
       if (!state) {
         state = Private.idleState();
+        // A kernel of ours that took the GPU since the last reading grew
+        // from nothing; one that held it when the page opened did not (the
+        // page tells nothing it told before it was reloaded).
+        const notOurs = this._notOurs.get(key);
+        if (notOurs !== undefined) {
+          state.memory.recent = [{ timestamp: notOurs, mib: 0 }];
+        }
         this._states.set(key, state);
       }
+      this._notOurs.delete(key);
       for (const kind of ALERT_KINDS) {
         if (!Private.isEnabled(this._thresholds, kind)) {
           continue;
@@ -203,6 +229,7 @@ export class GpuAlerts {
   private _thresholds: IAlertThresholds;
   private _lastTimestamp = -Infinity;
   private _states = new Map<string, Private.GpuState>();
+  private _notOurs = new Map<string, number>();
 }
 
 /**
@@ -333,6 +360,11 @@ namespace Private {
      * When the condition was last seen holding (low utilisation only).
      */
     seen: number | null;
+    /**
+     * The memory that grows toward the total, in MiB, at each reading of
+     * the last {@link GROWTH_WINDOW_SECONDS} (memory only).
+     */
+    recent?: { timestamp: number; mib: number }[];
   }
 
   /**
@@ -387,8 +419,16 @@ namespace Private {
   ): number | null {
     const memory = memoryPercent(gpu);
     switch (kind) {
-      case 'memory':
-        return crossing(episode, memory, thresholds.memoryPercent);
+      case 'memory': {
+        const grew = growing(episode, gpu, timestamp);
+        return crossing(
+          episode,
+          thresholds.memoryOnlyWhenGrowing && !episode.firing && !grew
+            ? null
+            : memory,
+          thresholds.memoryPercent
+        );
+      }
       case 'temperature':
         return crossing(
           episode,
@@ -398,6 +438,30 @@ namespace Private {
       case 'lowUtilization':
         return lowUtilization(episode, gpu, memory, timestamp, thresholds);
     }
+  }
+
+  /**
+   * Whether the memory that fills a GPU grew by at least
+   * {@link GROWTH_SHARE} of the card over the last
+   * {@link GROWTH_WINDOW_SECONDS}: that of this server's kernels where they
+   * hold some, else all of it. Keeps the readings it needs in the episode.
+   */
+  function growing(episode: IEpisode, gpu: IGpu, timestamp: number): boolean {
+    const ours = gpu.processes.filter(process => process.kernel_id !== null);
+    const mib =
+      ours.length > 0
+        ? ours.reduce((sum, process) => sum + (process.used_memory_mib ?? 0), 0)
+        : gpu.memory_used_mib;
+    if (mib === null || !gpu.memory_total_mib) {
+      return false;
+    }
+    const recent = (episode.recent ?? []).filter(
+      reading => reading.timestamp >= timestamp - GROWTH_WINDOW_SECONDS
+    );
+    recent.push({ timestamp, mib });
+    episode.recent = recent;
+    const least = Math.min(...recent.map(reading => reading.mib));
+    return mib - least >= GROWTH_SHARE * gpu.memory_total_mib;
   }
 
   /**

@@ -101,7 +101,7 @@ export const cellsPlugin: JupyterFrontEndPlugin<ICellGpuRuns> = {
         tracked.lines = new CellGpuLines({
           notebook: panel.content,
           runs: tracked.runs,
-          usesGpu: () => usesGpu(tracked.runs),
+          showShortRuns: () => settings.showShortRuns && usesGpu(tracked.runs),
           lowUtilizationPercent: settings.lowUtilizationPercent,
           trans
         });
@@ -217,6 +217,7 @@ namespace Private {
    */
   export interface ISettings {
     showCellLine: boolean;
+    showShortRuns: boolean;
     lowUtilizationPercent: number;
     saveLastRun: boolean;
     checkFitOnOpen: boolean;

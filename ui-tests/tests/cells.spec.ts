@@ -33,7 +33,7 @@ test.describe('which cell used the GPU', () => {
 
     const line = cellLine(page, 1);
     await expect(line).toHaveText(
-      /^GPU 0, 1 · peak 38\.7 GiB · 0 % avg · 7\.\d s/
+      /^GPU 0: peak 21\.9 GiB, 0 % avg · GPU 1: peak 16\.8 GiB, 0 % avg · 7\.\d s/
     );
     await expect(line).toContainText(
       'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
@@ -92,7 +92,7 @@ test.describe('which cell used the GPU', () => {
     await holdGpuMemory(page, baseURL!, notebookPath);
     await page.notebook.runCell(1);
     await expect(cellLine(page, 1)).toHaveText(
-      /^GPU 0, 1 · peak 38\.7 GiB · 0 % avg · 4\.\d s/
+      /^GPU 0: peak 21\.9 GiB, 0 % avg · GPU 1: peak 16\.8 GiB, 0 % avg · 4\.\d s/
     );
 
     await holdGpuMemory(page, baseURL!, notebookPath, {
