@@ -77,8 +77,28 @@ def pytorch_variant_for(driver_cuda: str) -> str | None:
     return same_major[0] if same_major else None
 
 
-def pytorch_install_command(driver_cuda: str | None, conda: bool) -> str:
-    """The command that installs the torch build matching a driver."""
+# Built with torch for one CUDA, so reinstalled with it at their own installed versions: a new
+# torch beside the old torchvision fails to import its operators.
+TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+
+# The same packages as conda-forge names them.
+CONDA_NAMES = {"torch": "pytorch"}
+
+
+def pytorch_install_command(
+    driver_cuda: str | None,
+    conda: bool,
+    prefix: str | None = None,
+    installed: dict[str, str] | None = None,
+) -> str:
+    """The command that installs the torch build matching a driver into the kernel's own
+    environment: through its interpreter (``"<prefix>/bin/python" -m pip``) or ``conda install
+    -p <prefix>``, torch and its installed companions pinned to the versions there are.
+
+    :param prefix: the environment the kernel runs in; the command's own ``pip``/``conda``
+        environment when unknown
+    :param installed: the installed versions, by distribution name (``torch``, ``torchvision``)
+    """
     if not driver_cuda:
         return (
             "Run nvidia-smi to see which CUDA version the driver supports, then install the "
@@ -90,7 +110,30 @@ def pytorch_install_command(driver_cuda: str | None, conda: bool) -> str:
             f"The driver supports CUDA {driver_cuda}, older than any current PyTorch build: "
             "upgrade the NVIDIA driver first."
         )
+    # The public version: the local "+cpu" / "+cu121" names the build being replaced.
+    versions = {
+        name: (installed or {}).get(name, "").partition("+")[0]
+        for name in TORCH_FAMILY
+        if (installed or {}).get(name) or name == "torch"
+    }
     if conda:
-        return f'conda install -c conda-forge "pytorch=*=cuda*" cuda-version={variant}'
+        target = f' -p "{prefix}"' if prefix else ""
+        specs = " ".join(
+            f'"{CONDA_NAMES.get(name, name)}={version or "*"}{"=cuda*" if name == "torch" else ""}"'
+            for name, version in versions.items()
+        )
+        return f"conda install{target} -c conda-forge {specs} cuda-version={variant}"
+    pip = f'"{interpreter(prefix)}" -m pip' if prefix else "pip"
+    specs = " ".join(
+        f"{name}=={version}" if version else name for name, version in versions.items()
+    )
     tag = "cu" + variant.replace(".", "")
-    return f"pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/{tag}"
+    return f"{pip} install --force-reinstall {specs} --index-url https://download.pytorch.org/whl/{tag}"
+
+
+def interpreter(prefix: str) -> str:
+    """The Python of an environment: ``<prefix>/bin/python``, ``<prefix>\\python.exe`` on
+    Windows."""
+    if re.match(r"^[A-Za-z]:[\\/]", prefix):
+        return prefix.rstrip("\\/") + "\\python.exe"
+    return prefix.rstrip("/") + "/bin/python"

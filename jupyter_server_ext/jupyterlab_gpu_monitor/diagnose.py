@@ -14,7 +14,14 @@ from typing import Any
 from .conda.model import Package
 from .conda.records import conda_and_pip
 from .contract import constant
-from .cuda_compat import driver_runs, minimum_driver, pytorch_install_command, version_tuple
+from .cuda_compat import (
+    CONDA_NAMES,
+    TORCH_FAMILY,
+    driver_runs,
+    minimum_driver,
+    pytorch_install_command,
+    version_tuple,
+)
 from .gpu.model import Snapshot
 from .kernel_env import KernelProcessFacts
 from .translation import gettext, join_list, ngettext
@@ -117,6 +124,23 @@ def torch_cuda_label(facts: Facts) -> str | None:
     return "cpu" if is_cuda_build is False else version
 
 
+def _torch_family(facts: Facts) -> dict[str, str]:
+    """The installed versions of torch and its companions: the probe's, else the records'."""
+    reported = (facts.probe or {}).get("packages") or {}
+    versions = {name: reported[name] for name in TORCH_FAMILY if reported.get(name)}
+    if versions:
+        return versions
+    records = {name: _package(facts, CONDA_NAMES.get(name, name)) for name in TORCH_FAMILY}
+    return {name: record.version for name, record in records.items() if record is not None}
+
+
+def _install_torch(facts: Facts, driver_cuda: str | None) -> str:
+    """The command that puts the torch build for the driver into the kernel's environment."""
+    return pytorch_install_command(
+        driver_cuda, _conda_env(facts), _running_prefix(facts), _torch_family(facts)
+    )
+
+
 def _conda_env(facts: Facts) -> bool:
     if facts.process is not None and facts.process.env_kind:
         return facts.process.env_kind == "conda"
@@ -152,7 +176,7 @@ def cpu_only_torch(facts: Facts) -> Iterable[Finding]:
         evidence=gettext("torch {version} has no CUDA build; {driver}").format(
             version=_torch_version(facts), driver=_driver(facts)
         ),
-        fix=pytorch_install_command(facts.snapshot.cuda_version, _conda_env(facts)),
+        fix=_install_torch(facts, facts.snapshot.cuda_version),
     )
 
 
@@ -167,9 +191,7 @@ def torch_import_fails(facts: Facts) -> Iterable[Finding]:
         title=gettext("PyTorch is installed but cannot be imported"),
         evidence=f"import torch: {torch['import_error']}",
         fix=gettext("Reinstall it in this environment: {command}").format(
-            command=pytorch_install_command(
-                facts.snapshot.cuda_version if facts.snapshot else None, _conda_env(facts)
-            )
+            command=_install_torch(facts, facts.snapshot.cuda_version if facts.snapshot else None)
         ),
     )
 
@@ -187,7 +209,7 @@ def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
         "driver: {command}"
     ).format(
         driver=minimum_driver(cuda),
-        command=pytorch_install_command(driver_cuda, _conda_env(facts)),
+        command=_install_torch(facts, driver_cuda),
     )
     if runs is False:
         yield Finding(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from jupyterlab_gpu_monitor.conda.model import Package
 from jupyterlab_gpu_monitor.cuda_compat import (
+    interpreter,
     minimum_driver,
     pytorch_install_command,
     pytorch_variant_for,
@@ -109,12 +110,44 @@ def test_diagnosis(facts: Facts, expected):
     assert ids(diagnose(facts)) == expected
 
 
-def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_with_the_envs_installer():
-    pip = diagnose(Facts(capture(T4), probe("2.13.0+cpu")))[0]
-    assert pip.fix.endswith("https://download.pytorch.org/whl/cu118")  # CUDA 11.7 driver
+def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_into_the_kernels_env_pinned():
+    # The kernel's own interpreter, torch and torchvision at their installed versions: a bare
+    # `pip` may be another environment's, and torch alone would leave torchvision's CPU build.
+    packages = {"torch": "2.5.1+cpu", "torchvision": "0.20.1+cpu", "numpy": "2.1.3"}
+    pip = diagnose(Facts(capture(T4), probe("2.5.1+cpu", packages=packages)))[0]
+    assert pip.fix == (  # a CUDA 11.7 driver
+        '"/opt/envs/train/bin/python" -m pip install --force-reinstall torch==2.5.1 '
+        "torchvision==0.20.1 --index-url https://download.pytorch.org/whl/cu118"
+    )
     conda_process = KernelProcessFacts(1, None, None, "/opt/conda/envs/train", "conda", {})
-    conda = diagnose(Facts(capture(A100_MIG), probe("2.13.0+cpu"), process=conda_process))[0]
-    assert conda.fix == 'conda install -c conda-forge "pytorch=*=cuda*" cuda-version=12.1'
+    conda = diagnose(
+        Facts(
+            capture(A100_MIG),
+            probe("2.13.0+cpu", prefix="/opt/conda/envs/train"),
+            process=conda_process,
+        )
+    )[0]
+    assert conda.fix == (
+        'conda install -p "/opt/conda/envs/train" -c conda-forge "pytorch=2.13.0=cuda*" '
+        "cuda-version=12.1"
+    )
+
+
+def test_the_fix_names_the_python_of_a_windows_env_and_the_records_versions_without_a_probe():
+    assert interpreter("C:\\Users\\ana\\miniconda3\\envs\\train") == (
+        "C:\\Users\\ana\\miniconda3\\envs\\train\\python.exe"
+    )
+    assert interpreter("/opt/envs/train/") == "/opt/envs/train/bin/python"
+    records = [
+        Package("pytorch", "2.5.1", "cpu_mkl_py312h_100", "conda-forge", "conda"),
+        Package("torchaudio", "2.5.1", "py312_cpu", "pytorch", "conda"),
+    ]
+    process = KernelProcessFacts(1, None, None, "/opt/conda/envs/audio", "conda", {})
+    (finding,) = diagnose(Facts(capture(A5000), None, process=process, packages=records))
+    assert finding.fix == (
+        'conda install -p "/opt/conda/envs/audio" -c conda-forge "pytorch=2.5.1=cuda*" '
+        '"torchaudio=2.5.1" cuda-version=13.0'
+    )
 
 
 def test_unknown_gpu_in_cuda_visible_devices_says_what_the_kernel_sees():

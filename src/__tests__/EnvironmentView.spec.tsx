@@ -247,6 +247,19 @@ describe('FindingList', () => {
       'pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130'
     );
     expect(copy.title).toBe('Copied');
+    // Each short word is kept whole (no "--force-/reinstall" across lines);
+    // only the URL may break.
+    const words = Array.from(
+      item.querySelectorAll('code .jp-GpuMonitor-word')
+    ).map(word => word.textContent);
+    expect(words).toEqual([
+      'pip',
+      'install',
+      '--force-reinstall',
+      'torch',
+      '--index-url'
+    ]);
+    expect(item.querySelector('code')!.textContent).toBe(cpuOnly.fix);
   });
 
   it('has no copy button where there is nothing to run', () => {

@@ -163,7 +163,7 @@ describe('seriesStyle', () => {
 });
 
 describe('chartLimits and yRange', () => {
-  it('tops utilization at 100 % and memory at the largest card, with a line per card when the cards differ', () => {
+  it("tops utilization at 100 % and memory at the largest card, with a line at each card's total", () => {
     const snapshot = a5000Snapshot();
     expect(chartLimits('utilization', snapshot)).toEqual({
       ceiling: 100,
@@ -171,7 +171,7 @@ describe('chartLimits and yRange', () => {
     });
     expect(chartLimits('memory', snapshot)).toEqual({
       ceiling: 24564,
-      lines: []
+      lines: [24564]
     });
     expect(chartLimits('memory', a100MigSnapshot()).ceiling).toBe(81920);
     const mixed = {

@@ -56,7 +56,7 @@ export function FindingList(props: FindingList.IProps): React.ReactElement {
           <p className="jp-GpuMonitor-findingEvidence">{finding.evidence}</p>
           {finding.fix && (
             <div className="jp-GpuMonitor-fix">
-              <code>{finding.fix}</code>
+              <code>{Private.commandWords(finding.fix)}</code>
               <button
                 type="button"
                 className="jp-GpuMonitor-iconButton"
@@ -85,6 +85,29 @@ export function FindingList(props: FindingList.IProps): React.ReactElement {
  * File-local helpers.
  */
 namespace Private {
+  /**
+   * The longest word kept to one line: options ("--force-reinstall") and
+   * versions do not break inside; a longer one (a URL, a path) may, rather
+   * than run past the panel.
+   */
+  const UNBROKEN_WORD = 24;
+
+  /**
+   * A fix's words, each short one kept whole: a browser breaks a line after
+   * any hyphen, which would split "--force-/reinstall".
+   */
+  export function commandWords(fix: string): React.ReactNode[] {
+    return fix.split(/( +)/).map((word, index) =>
+      word.length <= UNBROKEN_WORD && word.trim() !== '' ? (
+        <span key={index} className="jp-GpuMonitor-word">
+          {word}
+        </span>
+      ) : (
+        word
+      )
+    );
+  }
+
   /**
    * A severity, for a person.
    */

@@ -225,7 +225,7 @@ export interface IChartLimits {
   ceiling: number | null;
   /**
    * The limits drawn as lines: each power limit (where the board throttles)
-   * and, when the cards differ, each memory total.
+   * and each card's memory total (how close to out of memory).
    */
   lines: number[];
 }
@@ -249,7 +249,7 @@ export function chartLimits(
       const totals = distinct(gpus.map(gpu => gpu.memory_total_mib));
       return {
         ceiling: totals.length === 0 ? null : totals[totals.length - 1],
-        lines: totals.length > 1 ? totals : []
+        lines: totals
       };
     }
     case 'temperature':

@@ -1,9 +1,11 @@
 import { expect, test } from '@jupyterlab/galata';
 import * as fs from 'fs';
+import * as path from 'path';
 
 import {
   fact,
   inspection,
+  KERNEL_ENVS,
   openNotebookWith,
   openPanel,
   TORCH_CPU_KERNEL
@@ -11,10 +13,10 @@ import {
 
 /**
  * What the server's diagnosis fixes a CPU-only torch with, next to the
- * replayed capture's driver 590.44 (CUDA 13.1).
+ * replayed capture's driver 590.44 (CUDA 13.1): through the kernel's own
+ * interpreter, torch pinned to its installed version.
  */
-const CUDA_TORCH_FIX =
-  'pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130';
+const CUDA_TORCH_FIX = `"${path.join(KERNEL_ENVS, 'torch-cpu', 'bin', 'python')}" -m pip install --force-reinstall torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130`;
 
 test.describe('Environment panel', () => {
   test.use({ permissions: ['clipboard-read', 'clipboard-write'] });

@@ -76,7 +76,10 @@ test.describe('GPU monitor frontend', () => {
       const dialog = await openServerStatus(page);
       const serverError = dialog.getByRole('alert');
       await expect(serverError).toContainText(status.error.message);
-      await expect(serverError).toContainText(status.error.hint);
+      // The hint's commands are code: the text without their backticks.
+      await expect(serverError).toContainText(
+        status.error.hint.replace(/`/g, '')
+      );
       await expect(dialog).toContainText(`${status.interval_seconds} s`);
       await dialog.getByRole('button', { name: 'Close' }).click();
     } finally {

@@ -92,8 +92,12 @@ test.describe('GPU monitor panel layout', () => {
             expect(
               await panel.screenshot({
                 animations: 'disabled',
-                // Chart lines and time axes move with the clock.
-                mask: [panel.getByRole('img', { name: /of each GPU/ })]
+                // Chart lines, time axes and when the monitor last tried
+                // move with the clock.
+                mask: [
+                  panel.getByRole('img', { name: /of each GPU/ }),
+                  panel.locator('.jp-GpuMonitor-retry')
+                ]
               })
             ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);
           }
