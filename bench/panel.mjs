@@ -7,6 +7,8 @@
 //   window) to a full hour of history (3600 readings), relative to a plain
 //   Array.prototype.slice of the same columns, which is what a panel that copies its window
 //   out of the history on every tick would pay at least;
+// - the dashboard's tick (the same reading, then each chart the GPUs report: its GPUs shown
+//   with one hidden, its data, limits and window) relative to the sidebar's tick;
 // - the JS heap after 2 simulated hours relative to after 1 (bounded history: about 1.0);
 // - the labextension's static assets, gzipped.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -39,7 +41,8 @@ register(
       }`)
 );
 const { GpuHistoryBuffer } = await import('../lib/gpu/history.js');
-const { CHART_KINDS, chartData, chartWindow } =
+const { CHART_KINDS, chartWindow } = await import('../lib/gpu/chartKinds.js');
+const { chartData, chartLimits, currentColumns, reportedCharts } =
   await import('../lib/gpu/charts.js');
 
 if (typeof globalThis.gc !== 'function') {
@@ -139,7 +142,44 @@ if (sink === 0) {
   throw new Error('nothing was sliced');
 }
 
-// 3. What the browser downloads.
+// 3. The dashboard's tick against the same hour: what it does besides the sidebar's is to
+// pick the charts the GPUs report, the GPUs shown (one hidden from the legend) and each
+// chart's limits from the latest snapshot.
+const snapshot = {
+  gpus: Array.from({ length: GPUS }, (_, index) => ({
+    index,
+    uuid: `GPU-${index}`,
+    utilization_gpu: 50,
+    memory_used_mib: 22437,
+    memory_total_mib: 24564,
+    temperature_c: 40,
+    power_draw_w: 6.52,
+    power_limit_w: 230
+  }))
+};
+const hidden = new Set([3]);
+function dashboardTick(buffer, delta) {
+  buffer.append(delta);
+  let points = 0;
+  for (const kind of reportedCharts(CHART_KINDS, snapshot)) {
+    const shown = currentColumns(buffer, snapshot).filter(
+      gpu => !hidden.has(gpu.index)
+    );
+    points += chartData(buffer, kind, shown).length;
+    points += chartLimits(kind, snapshot).lines.length;
+  }
+  return points + chartWindow(buffer, 300).max;
+}
+const dashboardMicros = time(() => {
+  delta.timestamps[0] = clock++;
+  dashboardTick(full, delta);
+});
+const panelMicros = time(() => {
+  delta.timestamps[0] = clock++;
+  tick(full, 0, delta);
+});
+
+// 4. What the browser downloads.
 let gzipped = 0;
 let files = 0;
 for (const name of readdirSync(STATIC)) {
@@ -151,6 +191,11 @@ console.log(
   `panel tick, ${GPUS} GPUs x ${CHART_KINDS.length} charts x ${full.timestamps.length} readings: ` +
     `${tickMicros.toFixed(2)} µs; Array.prototype.slice of the same ${columns.length} columns: ` +
     `${sliceMicros.toFixed(1)} µs; ratio ${(tickMicros / sliceMicros).toFixed(4)}`
+);
+console.log(
+  `dashboard tick, ${GPUS} GPUs (one hidden) x ${CHART_KINDS.length} charts x ${full.timestamps.length} readings: ` +
+    `${dashboardMicros.toFixed(2)} µs; the sidebar's tick in the same run: ${panelMicros.toFixed(2)} µs; ` +
+    `ratio ${(dashboardMicros / panelMicros).toFixed(2)}`
 );
 console.log(
   `JS heap after 2 simulated hours / after 1: ${(afterTwoHours / afterOneHour).toFixed(3)} ` +

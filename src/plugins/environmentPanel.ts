@@ -98,7 +98,9 @@ export const environmentPanelPlugin: JupyterFrontEndPlugin<void> = {
       CommandIDs.refreshEnvironment,
       CommandIDs.deepCheck
     ]) {
-      palette?.addItem({ command, category });
+      // JupyterLab's palette passes no arguments of its own: the labels'
+      // context ("Refresh Kernel Environment") comes from this one.
+      palette?.addItem({ command, category, args: { isPalette: true } });
     }
   }
 };

@@ -102,7 +102,11 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
       execute: () => panel.exportCsv()
     });
     const category = trans.__('GPU Monitor');
-    palette?.addItem({ command: CommandIDs.openPanel, category });
+    palette?.addItem({
+      command: CommandIDs.openPanel,
+      category,
+      args: { isPalette: true }
+    });
     palette?.addItem({ command: CommandIDs.exportHistoryCsv, category });
 
     void followSettings(registry, panelPlugin.id, settings => {

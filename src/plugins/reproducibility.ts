@@ -179,10 +179,19 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
     });
 
     app.commands.addCommand(CommandIDs.recordEnvironment, {
-      label: () =>
-        inspected() && inspector.fingerprint
+      // In the palette, among every extension's commands, it says what of
+      // what it records.
+      label: args => {
+        const update = inspected() && inspector.fingerprint;
+        if (args.isPalette) {
+          return update
+            ? trans.__("Update the Notebook's Environment Fingerprint")
+            : trans.__('Record the Kernel Environment in the Notebook');
+        }
+        return update
           ? trans.__('Update Fingerprint')
-          : trans.__('Record Environment'),
+          : trans.__('Record Environment');
+      },
       caption: trans.__(
         "Save the kernel's environment (environment, Python, key packages, PyTorch build, driver and GPUs) in the notebook's metadata, to check later kernels against"
       ),
@@ -316,11 +325,17 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
     const category = trans.__('GPU Monitor');
     for (const command of [
       CommandIDs.insertReproducibilityCell,
-      CommandIDs.recordEnvironment,
       CommandIDs.exportEnvironmentFile
     ]) {
       palette?.addItem({ command, category });
     }
+    // JupyterLab's palette passes no arguments of its own: the label's
+    // context comes from this one.
+    palette?.addItem({
+      command: CommandIDs.recordEnvironment,
+      category,
+      args: { isPalette: true }
+    });
   }
 };
 

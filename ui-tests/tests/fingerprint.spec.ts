@@ -27,6 +27,17 @@ test.describe('Environment fingerprint', () => {
       'The kernel of drift.ipynb answered the probe.'
     );
     const fingerprint = panel.getByRole('region', { name: 'Fingerprint' });
+    // The palette names the same command with its context.
+    await page.keyboard.press('Control+Shift+C');
+    await page
+      .getByRole('textbox', { name: 'SEARCH' })
+      .fill('Record the Kernel Environment');
+    await expect(
+      page.getByRole('menuitem', {
+        name: 'Record the Kernel Environment in the Notebook'
+      })
+    ).toBeVisible();
+    await page.keyboard.press('Escape');
     await fingerprint
       .getByRole('button', { name: 'Record Environment' })
       .click();

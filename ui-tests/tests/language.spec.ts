@@ -1,5 +1,6 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
+import { cutOffTexts } from './layout';
 import {
   inspection,
   KERNEL_ENVS,
@@ -57,8 +58,8 @@ test.describe('In Simplified Chinese', () => {
     page,
     tmpPath
   }) => {
-    // Two reloads, a kernel start and a torch import.
-    test.setTimeout(180000);
+    // Two reloads, a kernel start, a torch import and the dashboard.
+    test.setTimeout(300000);
     try {
       await chooseLanguage(page, 'zh_CN', 'GPU 监控');
       await openNotebookWith(page, tmpPath, 'zh.ipynb', TORCH_CPU_KERNEL);
@@ -84,6 +85,41 @@ test.describe('In Simplified Chinese', () => {
           mask: [gpus.getByRole('img', { name: /各 GPU 的/ })]
         })
       ).toMatchSnapshot('gpu-monitor-panel-zh-cn.png');
+      // Nothing cut off in Chinese either, at the default width and wider.
+      expect(await cutOffTexts(gpus)).toEqual([]);
+      await page.sidebar.setWidth(500, 'left');
+      await page.waitForTimeout(300);
+      expect(await cutOffTexts(gpus)).toEqual([]);
+      expect(
+        await gpus.screenshot({
+          animations: 'disabled',
+          mask: [gpus.getByRole('img', { name: /各 GPU 的/ })]
+        })
+      ).toMatchSnapshot('gpu-monitor-panel-500-zh-cn.png');
+      await page.sidebar.setWidth(250, 'left');
+
+      await gpus.getByRole('button', { name: '打开 GPU 仪表板' }).click();
+      const dashboard = page.getByRole('tabpanel', { name: 'GPU 仪表板' });
+      await expect(dashboard.locator('canvas')).toHaveCount(4);
+      await expect(
+        dashboard.getByRole('button', { name: '暂停' })
+      ).toBeVisible();
+      expect(await cutOffTexts(dashboard)).toEqual([]);
+      expect(
+        await dashboard.screenshot({
+          animations: 'disabled',
+          // JupyterLab's own notifications may sit over its corner.
+          mask: [
+            dashboard.getByRole('img', { name: /各 GPU 的/ }),
+            page.locator('.Toastify__toast-container')
+          ]
+        })
+      ).toMatchSnapshot('gpu-dashboard-zh-cn.png');
+      await page
+        .getByRole('main')
+        .getByRole('tab', { name: 'GPU 仪表板' })
+        .locator('.lm-TabBar-tabCloseIcon')
+        .click();
 
       const environment = await openSidePanel(page, '环境');
       await expect(inspection(environment)).toHaveText(
@@ -98,12 +134,14 @@ test.describe('In Simplified Chinese', () => {
         await environment.screenshot({
           animations: 'disabled',
           // Folders and Python's patch release are this machine's: masked,
-          // and the folder kept to one line, which a longer checkout path
-          // would otherwise wrap onto more.
+          // and the folder (and the fix, which runs the kernel's own
+          // interpreter by its path) kept to one line, which a longer
+          // checkout path would otherwise wrap onto more.
           style:
-            '.jp-GpuMonitor-path { white-space: nowrap; overflow: hidden; }',
+            '.jp-GpuMonitor-path, .jp-GpuMonitor-fix code { white-space: nowrap; overflow: hidden; }',
           mask: [
             environment.getByRole('table', { name: '环境列表' }),
+            environment.locator('.jp-GpuMonitor-fix code'),
             environment
               .getByRole('definition')
               .filter({ hasText: KERNEL_ENVS }),
