@@ -4,7 +4,7 @@ import * as path from 'path';
 import { gzipSync } from 'zlib';
 
 import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
-import { PANEL } from './gpuMonitor';
+import { closeMainTab, PANEL } from './gpuMonitor';
 import { cutOffTexts } from './layout';
 
 /**
@@ -59,22 +59,14 @@ test.describe('GPU dashboard', () => {
     ).toBeVisible();
     await expect(dashboard.getByRole('figure')).toHaveCount(4);
 
-    await page
-      .getByRole('main')
-      .getByRole('tab', { name: DASHBOARD })
-      .getByTitle(/Close/)
-      .click();
+    await closeMainTab(page, DASHBOARD);
     await expect(dashboard).toHaveCount(0);
     await page.keyboard.press('Control+Shift+C');
     await page.getByRole('textbox', { name: 'SEARCH' }).fill('GPU Dashboard');
     await page.getByRole('menuitem', { name: DASHBOARD, exact: true }).click();
     await expect(dashboard.getByRole('figure')).toHaveCount(4);
 
-    await page
-      .getByRole('main')
-      .getByRole('tab', { name: DASHBOARD })
-      .getByTitle(/Close/)
-      .click();
+    await closeMainTab(page, DASHBOARD);
     await page.menu.clickMenuItem('File>New Launcher');
     await page.getByRole('main').getByText(DASHBOARD, { exact: true }).click();
     await expect(dashboard.getByRole('figure')).toHaveCount(4);

@@ -149,3 +149,15 @@ export async function openPanel(
   await expect(panel).toBeVisible();
   return panel;
 }
+
+/**
+ * Close a main-area tab by its close icon (which has no name that is the
+ * same in every language).
+ */
+export async function closeMainTab(page: Page, name: string): Promise<void> {
+  await page
+    .getByRole('main')
+    .getByRole('tab', { name })
+    .locator('.lm-TabBar-tabCloseIcon')
+    .click();
+}

@@ -1,5 +1,6 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
+import { closeMainTab } from './gpuMonitor';
 import { cutOffTexts } from './layout';
 import {
   inspection,
@@ -115,11 +116,7 @@ test.describe('In Simplified Chinese', () => {
           ]
         })
       ).toMatchSnapshot('gpu-dashboard-zh-cn.png');
-      await page
-        .getByRole('main')
-        .getByRole('tab', { name: 'GPU 仪表板' })
-        .locator('.lm-TabBar-tabCloseIcon')
-        .click();
+      await closeMainTab(page, 'GPU 仪表板');
 
       const environment = await openSidePanel(page, '环境');
       await expect(inspection(environment)).toHaveText(
