@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots
+.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots record-payloads
 
 # Options for jupyter lab: make lab ARGS="--port 8899 --ServerApp.root_dir=~/work". As root (our
 # machines, containers), jupyter refuses to start without --allow-root.
@@ -109,6 +109,11 @@ test-ui: install system-deps kernel-envs
 # The README's screenshots, from the real 8× V100S capture (a minute of readings).
 screenshots: install system-deps
 	cd ui-tests && jlpm install && README_SCREENSHOTS=1 jlpm playwright test tests/readme.spec.ts
+
+# The kernel payloads the frontend's tests replay (src/__tests__/fixtures), recorded from a real
+# server with real kernels reading the fake nvidia-smi: after a change to what the routes answer.
+record-payloads: install
+	python scripts/record_payloads.py
 
 # scripts/gpu-check: the wheels a GPU machine without network lacks, and every step of the check
 # that runs without a GPU (against the fake nvidia-smi).

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .gpu.history import History, first_at
+from .gpu.history import History, first_after, first_at
 from .kernels import KernelGpuUsage
 
 # kernel id -> {GPU index: MiB held}, at one read.
@@ -66,6 +66,16 @@ class KernelMemoryHistory:
                 break
             held[timestamp] = holdings.get(kernel_id, {})
         return held
+
+    def held_before(
+        self, kernel_id: str, timestamp: float, within: float
+    ) -> dict[int, float] | None:
+        """{GPU index: MiB} the kernel held at the last read at or before ``timestamp``; None
+        when no read was made in the ``within`` seconds before it (nobody watched)."""
+        position = first_after(self._points, timestamp) - 1
+        if position < 0 or self._points[position][0] < timestamp - within:
+            return None
+        return self._points[position][1].get(kernel_id, {})
 
 
 # How many times over the reads of the history one request's spans may cover. A kernel runs
@@ -146,6 +156,12 @@ def _figures(
     if not gpus:
         return result
     result["peak_memory_mib"] = max(sum(reading.values()) for reading in per_read)
+    # What the kernel held as the cell started: the read just before it, else its first read
+    # (the server was not reading then). The peak less this is what the cell added: a cell
+    # after the model was loaded adds nothing, though its peak is the model's.
+    at_start = memory_history.held_before(kernel_id, span.start, 2 * interval)
+    if at_start is None:
+        at_start = per_read[0]
     everything = []
     for gpu in gpus:
         name, series = utilization.get(gpu, (None, []))
@@ -156,6 +172,7 @@ def _figures(
                 "index": gpu,
                 "name": name,
                 "peak_memory_mib": max(reading.get(gpu, 0) for reading in per_read),
+                "start_memory_mib": at_start.get(gpu, 0),
                 "mean_utilization": _mean(values),
                 "peak_utilization": max(values, default=None),
             }

@@ -67,6 +67,36 @@ def test_peak_memory_and_utilisation_of_the_gpu_the_cell_used():
     assert run["duration_seconds"] == pytest.approx(29.5)
 
 
+def test_the_memory_a_cell_added_is_its_peak_less_what_the_kernel_held_as_it_started():
+    history, memory = record(TRAINING)
+    growing, taking = spans_of(history, memory, (20.5, 30), (5, 12))
+    # The read at 20 s, just before the cell, held 4000 MiB; the cell ended at 5000.
+    assert [(g["start_memory_mib"], g["peak_memory_mib"]) for g in growing["gpus"]] == [
+        (4000, 5000)
+    ]
+    # The kernel held nothing on the GPU when this cell started: all of its peak was added.
+    assert [(g["start_memory_mib"], g["peak_memory_mib"]) for g in taking["gpus"]] == [(0, 3200)]
+
+
+def test_a_cell_run_after_the_model_was_loaded_added_nothing_though_its_peak_is_the_models():
+    loaded = [
+        (s, {"util": [60, 0], "procs": [(0, KERNEL, 8000)] if s >= 3 else []}) for s in range(30)
+    ]
+    history, memory = record(loaded)
+    runs = spans_of(history, memory, (10, 15), (20, 25))
+    assert [(g["start_memory_mib"], g["peak_memory_mib"]) for r in runs for g in r["gpus"]] == [
+        (8000, 8000),
+        (8000, 8000),
+    ]
+
+
+def test_a_cell_that_started_while_the_server_was_not_reading_starts_from_its_first_read():
+    # Nobody watched before second 20: the cell started at 12 s, the first read is at 20 s.
+    history, memory = record([reading for reading in TRAINING if reading[0] >= 20])
+    (run,) = spans_of(history, memory, (12, 30))
+    assert [(g["start_memory_mib"], g["peak_memory_mib"]) for g in run["gpus"]] == [(4000, 5000)]
+
+
 def test_a_cell_that_idled_the_gpu_has_a_low_mean():
     history, memory = record(TRAINING)
     (run,) = spans_of(history, memory, (40, 59))

@@ -12,16 +12,11 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
-import os
-import secrets
-import socket
-import sys
 import time
 from pathlib import Path
 
 from jupyter_client.asynchronous import AsyncKernelClient
-from jupyterlab_gpu_monitor.contract import validator
-from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+from local_server import Api, running_server, write_kernelspec
 
 from .checks import Verdicts
 from .dry import DryMachine
@@ -55,39 +50,6 @@ TORCH_FACTS = (
     "'cuda': torch.version.cuda, 'cuda_available': torch.cuda.is_available()})"
     "(__import__('torch')))"
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Api:
-    """Our routes on the server, with its token; every answer checked against the contract."""
-
-    def __init__(self, base: str, token: str, problems: dict[str, list[str]]):
-        self._http = AsyncHTTPClient()
-        self._base = base
-        self._headers = {"Authorization": f"token {token}"}
-        self.problems = problems
-
-    async def call(self, method: str, path: str, body=None, payload: str | None = None):
-        """The JSON answer of ``path``; an answer of ours checked against ``payload``."""
-        response = await self._http.fetch(
-            f"{self._base}/{path}",
-            method=method,
-            headers=self._headers,
-            body=json.dumps(body) if body is not None else None,
-            raise_error=False,
-        )
-        if response.code >= 400:
-            raise RuntimeError(f"{method} {path}: {response.code} {response.body[:300]!r}")
-        answer = json.loads(response.body) if response.body else None
-        if payload is not None:
-            found = [error.message[:200] for error in validator(payload).iter_errors(answer)]
-            self.problems[f"{method} {path.split('?')[0]}"] = found
-        return answer
 
 
 class Kernel:
@@ -126,49 +88,6 @@ class Kernel:
         self._client.stop_channels()
 
 
-def _server_environment(folder: Path, package_path: str) -> dict[str, str]:
-    """Jupyter's folders of its own (no user's config or kernels) and the notebooks' root,
-    and our package's tree first on the path of the server and of the kernels it starts."""
-    config, data, runtime, root = (folder / name for name in ("config", "data", "runtime", "root"))
-    for path in (config, data, runtime, root):
-        path.mkdir(parents=True, exist_ok=True)
-    settings = {
-        "ServerApp": {"jpserver_extensions": {"jupyterlab_gpu_monitor": True}},
-        "GpuMonitor": {"source": "auto", "interval": INTERVAL_SECONDS},
-    }
-    (config / "jupyter_server_config.json").write_text(json.dumps(settings))
-    path = os.pathsep.join(filter(None, [package_path, os.environ.get("PYTHONPATH")]))
-    return {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(config),
-        "JUPYTER_DATA_DIR": str(data),
-        "JUPYTER_RUNTIME_DIR": str(runtime),
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "PYTHONPATH": path,
-    }
-
-
-def _write_kernelspec(folder: Path, kernel_python: str) -> None:
-    spec = folder / "data" / "kernels" / KERNEL_NAME
-    spec.mkdir(parents=True, exist_ok=True)
-    argv = [kernel_python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    kernel = {"argv": argv, "display_name": "GPU check", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(kernel))
-
-
-async def _wait_until_up(api: Api, server: asyncio.subprocess.Process) -> None:
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if server.returncode is not None:
-            raise RuntimeError(f"jupyter server exited with {server.returncode}")
-        try:
-            await api.call("GET", "api/status")
-            return
-        except (OSError, RuntimeError, HTTPClientError):
-            await asyncio.sleep(0.3)  # not listening yet, or not answering yet
-    raise RuntimeError("jupyter server did not answer within 90 s")
-
-
 async def check_server(
     folder: Path,
     log: Path,
@@ -182,46 +101,23 @@ async def check_server(
     """Start the server and the kernel, ask our routes about the kernel, stop both; what was
     asked and answered goes into ``record`` (server.json) as it comes, so that a step that
     failed leaves what came before it."""
-    environment = _server_environment(folder, package_path)
-    _write_kernelspec(folder, kernel_python)
-    port, token = _free_port(), secrets.token_hex(16)
+    write_kernelspec(folder, KERNEL_NAME, kernel_python, "GPU check")
     record.update(kernel_python=kernel_python, contract_problems={})
-    with log.open("wb") as output:
-        server = await asyncio.create_subprocess_exec(
-            *[sys.executable, "-m", "jupyter_server", f"--port={port}", "--ip=127.0.0.1",
-              "--ServerApp.port_retries=0", "--no-browser", f"--IdentityProvider.token={token}",
-              "--ServerApp.allow_root=True", f"--ServerApp.root_dir={folder / 'root'}"],
-            stdout=output, stderr=asyncio.subprocess.STDOUT, env=environment,
-        )  # fmt: skip
-    api = Api(f"http://127.0.0.1:{port}", token, record["contract_problems"])
-    kernel: Kernel | None = None
+    monitor = {"source": "auto", "interval": INTERVAL_SECONDS}
     try:
-        await _wait_until_up(api, server)
-        session = await api.call(
-            "POST",
-            "api/sessions",
-            {
-                "path": NOTEBOOK,
-                "name": NOTEBOOK,
-                "type": "notebook",
-                "kernel": {"name": KERNEL_NAME},
-            },
-        )
-        kernel_id = session["kernel"]["id"]
-        kernel = Kernel(folder / "runtime" / f"kernel-{kernel_id}.json")
-        await kernel.start()
-        await _kernel_answers(api, kernel, kernel_id, hold_mib, record, verdicts, dry)
+        async with running_server(
+            folder, log, package_path, monitor, record["contract_problems"]
+        ) as api:
+            kernel_id = await api.open_notebook(NOTEBOOK, KERNEL_NAME)
+            kernel = Kernel(folder / "runtime" / f"kernel-{kernel_id}.json")
+            try:
+                await kernel.start()
+                await _kernel_answers(api, kernel, kernel_id, hold_mib, record, verdicts, dry)
+            finally:
+                kernel.stop()
     finally:
-        if kernel is not None:
-            kernel.stop()
         if dry is not None:
             dry.show_process(None)
-        server.terminate()  # jupyter_server shuts its kernels down on SIGTERM
-        try:
-            await asyncio.wait_for(server.wait(), 30)
-        except asyncio.TimeoutError:
-            server.kill()
-            await server.wait()
     problems = {route: found for route, found in record["contract_problems"].items() if found}
     verdicts.expect(
         "server: every answer is what the REST contract declares",

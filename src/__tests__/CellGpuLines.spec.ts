@@ -100,7 +100,7 @@ describe('CellGpuLines', () => {
     const line = (cells[0].layout as PanelLayout).widgets[2];
     expect(line.isHidden).toBe(false);
     expect(line.node.textContent).toBe(
-      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s' +
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s' +
         'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
     );
     expect(parts(cells[1])).not.toContain('jp-GpuMonitor-cellLine');
@@ -117,7 +117,7 @@ describe('CellGpuLines', () => {
     lines.lowUtilizationPercent = 0;
     await rendered();
     expect(line.node.textContent).toBe(
-      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s'
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s'
     );
     expect(
       parts(cells[0]).filter(part => part === 'jp-GpuMonitor-cellLine')

@@ -251,7 +251,8 @@ describe('fetchSpans', () => {
       null,
       39676,
       39676,
-      null
+      null,
+      39676
     ]);
   });
 });

@@ -35,12 +35,14 @@ const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
  * The recorded spans of `train.ipynb`'s kernel: too short; taking its
- * memory on both A5000; across a gap; holding none.
+ * memory on both A5000; across a gap, then taking it again; holding none;
+ * holding its memory and adding none, the GPUs idle.
  */
-const [TOO_SHORT, TAKING, ACROSS_GAP, HOLDING_NONE] = a5000KernelSpans().spans;
+const [TOO_SHORT, TAKING, ACROSS_GAP, HOLDING_NONE, HOLDING] =
+  a5000KernelSpans().spans;
 
 /**
- * Its 6 s on the Tesla T4, holding 1005 MiB.
+ * Its 6 s on the Tesla T4, taking 1005 MiB.
  */
 const [ON_T4] = t4KernelSpans().spans;
 
@@ -85,14 +87,51 @@ function cell(
 describe('the line under a cell', () => {
   it('gives each GPU its own peak memory and mean utilisation, not their sum or average, and the duration', () => {
     expect(cellLineText(runOver(TAKING), false, trans)).toBe(
-      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 7.0 s'
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s'
     );
     expect(cellLineText(runOver(ON_T4), true, trans)).toBe(
-      'GPU 0 · peak 1005 MiB · 0 % avg · 6.0 s'
+      'GPU 0 · peak 1005 MiB (+1005 MiB) · 0 % avg · 6.0 s'
     );
     expect(cellLineDetails(TAKING, trans)).toBe(
-      'GPU 0 (NVIDIA RTX A5000): peak 21.9 GiB, 0 % avg, 0 % max\nGPU 1 (NVIDIA RTX A5000): peak 16.8 GiB, 0 % avg, 0 % max'
+      'GPU 0 (NVIDIA RTX A5000): 0 MiB at the start, peak 21.9 GiB, 0 % avg, 0 % max\nGPU 1 (NVIDIA RTX A5000): 0 MiB at the start, peak 16.8 GiB, 0 % avg, 0 % max'
     );
+  });
+
+  it('says what a run added beside what the kernel held, not the same peak under every cell', () => {
+    // A cell that trains on the model loaded before it: the GPUs busy, the
+    // memory the kernel held as it started, 2 GiB more on GPU 0.
+    const training = {
+      ...HOLDING,
+      gpus: [
+        {
+          ...HOLDING.gpus[0],
+          peak_memory_mib: HOLDING.gpus[0].peak_memory_mib + 2048,
+          mean_utilization: 87,
+          peak_utilization: 99
+        },
+        { ...HOLDING.gpus[1], mean_utilization: 12, peak_utilization: 40 }
+      ]
+    };
+    expect(cellLineText(runOver(training), false, trans)).toBe(
+      'GPU 0: peak 23.9 GiB (+2.0 GiB), 87 % avg · GPU 1: held 16.8 GiB, 12 % avg · 3.0 s'
+    );
+    expect(cellLineDetails(training, trans)).toBe(
+      'GPU 0 (NVIDIA RTX A5000): 21.9 GiB at the start, peak 23.9 GiB, 87 % avg, 99 % max\nGPU 1 (NVIDIA RTX A5000): 16.8 GiB at the start, peak 16.8 GiB, 12 % avg, 40 % max'
+    );
+    // Tens of MiB are CUDA's libraries, not the cell's memory.
+    const workspace = {
+      ...training,
+      gpus: [{ ...training.gpus[1], peak_memory_mib: 17246 + 40 }]
+    };
+    expect(cellLineText(runOver(workspace), false, trans)).toBe(
+      'GPU 1 · held 16.9 GiB · 12 % avg · 3.0 s'
+    );
+  });
+
+  it('says nothing for a run that held the memory of a loaded model while the GPUs idled', () => {
+    // A plot, a print, a file read after the model was loaded.
+    expect(cellLineText(runOver(HOLDING), true, trans)).toBeNull();
+    expect(lowUtilization(HOLDING, 30)).toBe(false);
   });
 
   it('says a run shorter than two reads is too short only when such runs are shown', () => {
@@ -111,7 +150,7 @@ describe('the line under a cell', () => {
 
   it('says when the server did not read the GPUs during part of the run', () => {
     expect(cellLineText(runOver(ACROSS_GAP), true, trans)).toBe(
-      'GPU 0: peak 21.9 GiB, 0 % avg · GPU 1: peak 16.8 GiB, 0 % avg · 12 s · readings missing for part of it'
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 9.5 s · readings missing for part of it'
     );
   });
 
@@ -172,7 +211,7 @@ describe('the record a cell keeps of its last run', () => {
     expect(lastRunRecord(runOver(TAKING))).toEqual({
       peak_memory_mib: 39676,
       mean_utilization: 0,
-      duration_seconds: 7,
+      duration_seconds: 6,
       gpu_name: 'NVIDIA RTX A5000',
       gpu_count: 2,
       date: new Date(TAKING.end * 1000).toISOString()

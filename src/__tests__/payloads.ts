@@ -19,7 +19,8 @@
  *   xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml` (eight V100S of
  *   32 GiB, all nearly full, 353 to 3009 MiB free).
  *
- * The kernel payloads come from a `jupyter server` (interval 1 s,
+ * The kernel payloads are recorded by `make record-payloads`
+ * (scripts/record_payloads.py): a `jupyter server` (interval 1 s,
  * `idle_seconds` 3) with two notebook sessions, `train.ipynb` and
  * `idle.ipynb`, each with a real python3 kernel; the fake nvidia-smi's
  * `FAKE_SMI_PIDS` made a capture's process the kernel of `train.ipynb`:
@@ -29,11 +30,13 @@
  *   (100477) as that kernel: 22430 MiB on GPU 0, 17246 MiB on GPU 1.
  * - `rtx-a5000-x2-kernel-spans.json`: `POST kernels/<id>/spans` for a span
  *   shorter than two reads, one during which the kernel took its memory,
- *   one across a gap (nobody asked for 6 s, so the sampler stopped), and one
- *   before it held any memory.
+ *   one across a gap (nobody asked for 6 s, so the sampler stopped) after
+ *   which it took its memory again, one before it held any memory, and one
+ *   during which it held its memory and added none.
  * - `tesla-t4-kernel-snapshot.json`, `tesla-t4-kernel-spans.json`: then the
  *   T4 capture (`xml/tesla-t4-linux-driver-515.105-v11-2procs.xml`) with its
- *   process 5762 (1005 MiB) as the kernel, and a 6 s span of it.
+ *   process 5762 (1005 MiB) as the kernel, and a 6 s span during which the
+ *   kernel took it.
  */
 import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
 import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
@@ -87,8 +90,9 @@ export function a5000Kernels(): IKernelSummary[] {
 }
 
 /**
- * `train.ipynb`'s kernel over four spans: too short; taking its memory
- * (peak 39676 MiB); across a gap; before it held any.
+ * `train.ipynb`'s kernel over five spans: too short; taking its memory
+ * (peak 39676 MiB); across a gap, taking it again; before it held any;
+ * holding it, adding none.
  */
 export function a5000KernelSpans(): ISpansAnswer {
   return copy<ISpansAnswer>(A5000_KERNEL_SPANS);
@@ -102,7 +106,7 @@ export function t4KernelSnapshot(): IGpuSnapshot {
 }
 
 /**
- * `train.ipynb`'s kernel over 6 s on the T4: peak 1005 MiB, 0 %.
+ * `train.ipynb`'s kernel over 6 s on the T4, taking 1005 MiB: 0 %.
  */
 export function t4KernelSpans(): ISpansAnswer {
   return copy<ISpansAnswer>(T4_KERNEL_SPANS);

@@ -8,7 +8,7 @@ import {
   formatPercent
 } from '../gpu/units';
 import { ICellRun } from '../tokens';
-import { ISpanFigures } from '../restapi/kernels';
+import { ISpanFigures, ISpanGpuFigures } from '../restapi/kernels';
 import { HELD_MEMORY_MIB } from '../restapi/rules';
 
 /**
@@ -19,16 +19,48 @@ import { HELD_MEMORY_MIB } from '../restapi/rules';
 export const LOW_UTILIZATION_MIN_SAMPLES = 5;
 
 /**
- * The line under a cell for a run, per GPU it held memory on: "GPU 0 ·
- * peak 14.2 GiB · 87 % avg · 3 min 12 s", or with two GPUs "GPU 0: peak
- * 21.9 GiB, 87 % avg · GPU 1: peak 16.8 GiB, 3 % avg · 7.0 s" (memory is
- * not added up across cards, nor utilisation averaged over them).
+ * The least memory a run must add on a GPU for the memory to be its own, in
+ * MiB: below it, what a kernel's CUDA libraries take by themselves (cuBLAS
+ * workspaces are tens of MiB).
+ */
+export const ADDED_MEMORY_MIB = 64;
+
+/**
+ * The memory a run added on a GPU: its peak less what the kernel held as
+ * the run started, in MiB.
+ */
+export function addedMemoryMiB(gpu: ISpanGpuFigures): number {
+  return Math.max(0, gpu.peak_memory_mib - gpu.start_memory_mib);
+}
+
+/**
+ * The GPUs a run used: those it added memory on, or that ran work while it
+ * ran. A cell that only prints, plots or reads files while a model sits on
+ * the GPU holds that memory but did not use the GPU.
+ *
+ * The utilisation is the whole GPU's: another process's work on the same
+ * GPU counts too.
+ */
+export function usedGpus(figures: ISpanFigures): ISpanGpuFigures[] {
+  return figures.gpus.filter(
+    gpu =>
+      addedMemoryMiB(gpu) >= ADDED_MEMORY_MIB || (gpu.peak_utilization ?? 0) > 0
+  );
+}
+
+/**
+ * The line under a cell for a run, per GPU it used: "GPU 0 · peak 14.2 GiB
+ * (+2.1 GiB) · 87 % avg · 3 min 12 s", the peak beside what the run added
+ * to what the kernel held; "held 14.2 GiB" where it added nothing. With two
+ * GPUs "GPU 0: peak 21.9 GiB (+21.9 GiB), 87 % avg · GPU 1: held 16.8 GiB,
+ * 3 % avg · 7.0 s" (memory is not added up across cards, nor utilisation
+ * averaged over them).
  *
  * @param showShort - whether a run too short to measure says so ("GPU ·
  *   too short to measure (0.4 s)"); by default it gets no line, as a quick
  *   cell has nothing to tell
- * @returns null when there is nothing to say: no figures yet, the kernel
- *   held no GPU memory during the run, or a short run not shown
+ * @returns null when there is nothing to say: no figures yet, the run used
+ *   no GPU, or a short run not shown
  */
 export function cellLineText(
   run: ICellRun,
@@ -45,16 +77,14 @@ export function cellLineText(
       ? trans.__('GPU · too short to measure (%1)', duration)
       : null;
   }
-  if (figures.gpus.length === 0) {
+  const used = usedGpus(figures);
+  if (used.length === 0) {
     return null;
   }
   const parts =
-    figures.gpus.length === 1
-      ? [
-          trans.__('GPU %1', figures.gpus[0].index),
-          ...gpuFigures(figures.gpus[0], trans)
-        ]
-      : figures.gpus.map(gpu =>
+    used.length === 1
+      ? [trans.__('GPU %1', used[0].index), ...gpuFigures(used[0], trans)]
+      : used.map(gpu =>
           trans.__(
             'GPU %1: %2',
             gpu.index,
@@ -69,13 +99,20 @@ export function cellLineText(
 }
 
 /**
- * What a run did on one GPU: "peak 21.9 GiB", "87 % avg".
+ * What a run did on one GPU: "peak 21.9 GiB (+4.2 GiB)" or "held 21.9 GiB",
+ * then "87 % avg".
  */
-function gpuFigures(
-  gpu: ISpanFigures['gpus'][number],
-  trans: TranslationBundle
-): string[] {
-  const parts = [trans.__('peak %1', formatMemory(gpu.peak_memory_mib, trans))];
+function gpuFigures(gpu: ISpanGpuFigures, trans: TranslationBundle): string[] {
+  const added = addedMemoryMiB(gpu);
+  const parts = [
+    added >= ADDED_MEMORY_MIB
+      ? trans.__(
+          'peak %1 (+%2)',
+          formatMemory(gpu.peak_memory_mib, trans),
+          formatMemory(added, trans)
+        )
+      : trans.__('held %1', formatMemory(gpu.peak_memory_mib, trans))
+  ];
   if (gpu.mean_utilization !== null) {
     parts.push(trans.__('%1 avg', formatPercent(gpu.mean_utilization, trans)));
   }
@@ -83,8 +120,9 @@ function gpuFigures(
 }
 
 /**
- * The figures of a run per GPU, one line each: "GPU 0 (NVIDIA RTX A5000):
- * peak 21.9 GiB, 87 % avg, 99 % max".
+ * The figures of a run per GPU it held memory on, one line each: "GPU 0
+ * (NVIDIA RTX A5000): 17.7 GiB at the start, peak 21.9 GiB, 87 % avg, 99 %
+ * max".
  */
 export function cellLineDetails(
   figures: ISpanFigures | null,
@@ -93,6 +131,7 @@ export function cellLineDetails(
   return (figures?.gpus ?? [])
     .map(gpu => {
       const parts = [
+        trans.__('%1 at the start', formatMemory(gpu.start_memory_mib, trans)),
         trans.__('peak %1', formatMemory(gpu.peak_memory_mib, trans))
       ];
       if (gpu.mean_utilization !== null) {
@@ -114,10 +153,11 @@ export function cellLineDetails(
 }
 
 /**
- * Whether a run held GPU memory while the GPUs it used were mostly idle,
+ * Whether a run used GPUs it held memory on while they were mostly idle,
  * for long enough to matter: the data-loading bottleneck, a GPU waiting on
- * the CPU. Each GPU it held memory on must have stayed low: one busy GPU
- * beside an idle one is no data-loading problem.
+ * the CPU. Each such GPU must have stayed low: one busy GPU beside an idle
+ * one is no data-loading problem; a cell that did not use the GPU (a plot
+ * beside a loaded model) is none either.
  *
  * @param thresholdPercent - mean utilisation below this is low
  */
@@ -132,7 +172,7 @@ export function lowUtilization(
   ) {
     return false;
   }
-  const used = figures.gpus.filter(
+  const used = usedGpus(figures).filter(
     gpu => gpu.peak_memory_mib >= HELD_MEMORY_MIB
   );
   return (

@@ -125,6 +125,10 @@ export interface ISpanGpuFigures {
    */
   peak_memory_mib: number;
   /**
+   * The memory the kernel held on this GPU as the span started (the server's last read before it, else its first read inside it), in MiB: the peak less this is what the span added.
+   */
+  start_memory_mib: number;
+  /**
    * The GPU's mean utilisation during the span, in percent.
    */
   mean_utilization: number | null;

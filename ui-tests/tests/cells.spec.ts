@@ -2,11 +2,18 @@ import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
 import { resetFakeGpu } from './fakeGpu';
-import { holdGpuMemory, openPanel, T4_PID, T4_XML, test } from './gpuMonitor';
+import {
+  holdGpuMemory,
+  openPanel,
+  releaseGpuMemory,
+  T4_PID,
+  T4_XML,
+  test
+} from './gpuMonitor';
 import { openNotebookWith } from './testKernels';
 
 test.describe('which cell used the GPU', () => {
-  test('a cell during which the kernel takes GPU memory shows its peak under it, and its run as a band on the charts', async ({
+  test('a cell during which the kernel takes GPU memory shows its peak and what it added under it, and its run as a band on the charts', async ({
     page,
     baseURL,
     tmpPath
@@ -33,7 +40,7 @@ test.describe('which cell used the GPU', () => {
 
     const line = cellLine(page, 1);
     await expect(line).toHaveText(
-      /^GPU 0: peak 21\.9 GiB, 0 % avg · GPU 1: peak 16\.8 GiB, 0 % avg · 7\.\d s/
+      /^GPU 0: peak 21\.9 GiB \(\+21\.9 GiB\), 0 % avg · GPU 1: peak 16\.8 GiB \(\+16\.8 GiB\), 0 % avg · 7\.\d s/
     );
     await expect(line).toContainText(
       'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
@@ -70,7 +77,7 @@ test.describe('which cell used the GPU', () => {
     );
   });
 
-  test('the line follows what the kernel holds as the captures change; the notebook keeps its need and warns when reopened without room', async ({
+  test('the line follows what each cell added as the captures change, and none for a cell that did not use the GPU; the notebook keeps its need and warns when reopened without room', async ({
     page,
     baseURL,
     tmpPath
@@ -83,27 +90,45 @@ test.describe('which cell used the GPU', () => {
       'python3',
       [
         'import time',
-        'time.sleep(4)  # on the two A5000',
-        'time.sleep(4)  # on the T4'
+        'time.sleep(5)  # takes the two A5000',
+        'time.sleep(3)  # holds them, uses neither',
+        'time.sleep(5)  # takes the T4'
       ]
     );
     await page.notebook.runCell(0);
 
-    await holdGpuMemory(page, baseURL!, notebookPath);
-    await page.notebook.runCell(1);
+    /**
+     * Run a cell during which the kernel takes a capture's memory.
+     */
+    async function runTaking(cell: number, take: () => Promise<unknown>) {
+      await page.notebook.runCell(cell, { wait: false });
+      await page.waitForTimeout(1500);
+      await take();
+      await page.notebook.waitForRun(cell);
+    }
+
+    await runTaking(1, () => holdGpuMemory(page, baseURL!, notebookPath));
     await expect(cellLine(page, 1)).toHaveText(
-      /^GPU 0: peak 21\.9 GiB, 0 % avg · GPU 1: peak 16\.8 GiB, 0 % avg · 4\.\d s/
+      /^GPU 0: peak 21\.9 GiB \(\+21\.9 GiB\), 0 % avg · GPU 1: peak 16\.8 GiB \(\+16\.8 GiB\), 0 % avg · 5\.\d s/
     );
 
-    await holdGpuMemory(page, baseURL!, notebookPath, {
-      xml: T4_XML,
-      pid: T4_PID,
-      memoryMiB: 1005
-    });
     await page.notebook.runCell(2);
-    await expect(cellLine(page, 2)).toHaveText(
-      /^GPU 0 · peak 1005 MiB · 0 % avg · 4\.\d s/
+
+    // The T4 in place of the two A5000, none of its memory the kernel's yet.
+    await releaseGpuMemory(page, baseURL!, notebookPath, T4_XML);
+    await runTaking(3, () =>
+      holdGpuMemory(page, baseURL!, notebookPath, {
+        xml: T4_XML,
+        pid: T4_PID,
+        memoryMiB: 1005
+      })
     );
+    await expect(cellLine(page, 3)).toHaveText(
+      /^GPU 0 · peak 1005 MiB \(\+1005 MiB\) · 0 % avg · 5\.\d s/
+    );
+    // Measured before the cell after it (the figures come in order), but the
+    // kernel held what it took while the GPUs idled: nothing to tell.
+    await expect(cellLine(page, 2)).toBeHidden();
 
     await page.notebook.save();
     const saved = await page.request.get(
@@ -118,12 +143,16 @@ test.describe('which cell used the GPU', () => {
       gpu_count: 2
     });
     expect(cells[2].metadata.gpu_monitor.last_run).toMatchObject({
+      peak_memory_mib: 39676,
+      gpu_count: 2
+    });
+    expect(cells[3].metadata.gpu_monitor.last_run).toMatchObject({
       peak_memory_mib: 1005,
       gpu_name: 'Tesla T4',
       gpu_count: 1
     });
-    expect(cells[2].metadata.gpu_monitor.last_run.duration_seconds).toBeCloseTo(
-      4,
+    expect(cells[3].metadata.gpu_monitor.last_run.duration_seconds).toBeCloseTo(
+      5,
       0
     );
 

@@ -114,14 +114,39 @@ export async function holdGpuMemory(
     FAKE_SMI_PIDS: `${capture.pid}:${kernel.pid}`
   });
   await expect
-    .poll(async () => {
-      const held = (await serverKernels(page, baseURL)).find(
-        candidate => candidate.kernel_id === kernel.kernel_id
-      );
-      return held?.memory_used_mib ?? null;
-    })
+    .poll(() => kernelMemory(page, baseURL, kernel))
     .toBe(capture.memoryMiB);
   return kernel;
+}
+
+/**
+ * Replay a capture (the one the server started with by default) in which no
+ * process is a notebook's kernel, and wait until the server's readings say
+ * that kernel holds no GPU memory.
+ */
+export async function releaseGpuMemory(
+  page: Page,
+  baseURL: string,
+  notebookPath: string,
+  xml?: string
+): Promise<void> {
+  const kernel = await notebookKernel(page, baseURL, notebookPath);
+  setFakeGpu(xml ? { FAKE_SMI_XML: xml } : {});
+  await expect.poll(() => kernelMemory(page, baseURL, kernel)).toBe(0);
+}
+
+/**
+ * The GPU memory a kernel holds, by the server's latest readings.
+ */
+async function kernelMemory(
+  page: Page,
+  baseURL: string,
+  kernel: IServerKernel
+): Promise<number | null> {
+  const listed = (await serverKernels(page, baseURL)).find(
+    candidate => candidate.kernel_id === kernel.kernel_id
+  );
+  return listed?.memory_used_mib ?? null;
 }
 
 /**

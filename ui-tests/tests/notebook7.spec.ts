@@ -75,9 +75,12 @@ test.describe('In Jupyter Notebook 7', () => {
           .locator('.jp-Notebook-cell')
           .nth(1)
           .locator('.jp-GpuMonitor-cellLine')
-      ).toHaveText(/^GPU 0: peak 21\.9 GiB, 0 % avg · GPU 1: peak 16\.8 GiB/, {
-        timeout: 20000
-      });
+      ).toHaveText(
+        /^GPU 0: peak 21\.9 GiB \(\+21\.9 GiB\), 0 % avg · GPU 1: peak 16\.8 GiB/,
+        {
+          timeout: 20000
+        }
+      );
 
       const cells = await page.locator('.jp-Notebook-cell').count();
       // The reproducibility cell from the notebook's toolbar.

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Records the kernel payloads of the frontend's tests (src/__tests__/fixtures) from a real
+server: a ``jupyter server`` with the extension reading the tests' fake nvidia-smi, which replays
+real captures, and two notebook sessions with real python3 kernels, ``train.ipynb`` and
+``idle.ipynb``. The fake's ``FAKE_SMI_PIDS`` makes a capture's compute process the kernel of
+``train.ipynb``, as if that kernel had taken the capture's GPU memory.
+
+- ``rtx-a5000-x2-kernel-snapshot.json``, ``rtx-a5000-x2-kernels.json``: ``GET gpus`` and
+  ``GET kernels`` with the two-A5000 capture's llama-server (pid 100477, 22430 MiB on GPU 0,
+  17246 MiB on GPU 1) as that kernel.
+- ``rtx-a5000-x2-kernel-spans.json``: ``POST kernels/<id>/spans`` for five spans: one shorter
+  than two reads; one during which the kernel took its memory; one across a gap (nobody asked
+  for twice ``idle_seconds``, so the sampler stopped) after which it took its memory again; one
+  before it held any memory; one during which it held its memory and added none.
+- ``tesla-t4-kernel-snapshot.json``, ``tesla-t4-kernel-spans.json``: then the T4 capture with
+  its process 5762 (1005 MiB) as the kernel, and a span during which the kernel took it.
+
+Every answer is checked against the REST contract before it is written. About a minute:
+
+    make record-payloads            # or: python scripts/record_payloads.py [FOLDER]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "jupyter_server_ext")]
+
+from local_server import Api, running_server, write_kernelspec  # noqa: E402
+from tests.replay import FAKE_VARIABLES, SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
+
+FIXTURES = REPO / "src" / "__tests__" / "fixtures"
+A5000 = "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
+A5000_PID = 100477
+T4 = "xml/tesla-t4-linux-driver-515.105-v11-2procs.xml"
+T4_PID = 5762
+INTERVAL_SECONDS = 1.0
+IDLE_SECONDS = 3.0
+KERNEL_NAME = "python3"
+
+
+class Watcher:
+    """Asks for ``GET gpus`` once an interval while watching, as an open panel does: the
+    server reads only while somebody asks."""
+
+    def __init__(self, api: Api):
+        self._api = api
+        self.watching = True
+        self._task = asyncio.ensure_future(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            if self.watching:
+                await self._api.call("GET", "gpu-monitor/api/gpus", payload="GpuSnapshot")
+            await asyncio.sleep(INTERVAL_SECONDS)
+
+    async def until(self, condition, what: str, timeout_seconds: float = 30) -> dict:
+        """The first snapshot that ``condition`` holds for."""
+        deadline = time.monotonic() + timeout_seconds
+        while time.monotonic() < deadline:
+            snapshot = await self._api.call("GET", "gpu-monitor/api/gpus", payload="GpuSnapshot")
+            if condition(snapshot):
+                return snapshot
+            await asyncio.sleep(INTERVAL_SECONDS / 2)
+        raise RuntimeError(f"no snapshot {what} within {timeout_seconds} s")
+
+    def stop(self) -> None:
+        self._task.cancel()
+
+
+def _holds(kernel_id: str, gpu_name: str):
+    def condition(snapshot: dict) -> bool:
+        return any(
+            gpu["name"] == gpu_name and process["kernel_id"] == kernel_id
+            for gpu in snapshot["gpus"]
+            for process in gpu["processes"]
+        )
+
+    return condition
+
+
+async def _kernel_pids(api: Api, kernel_ids: list[str]) -> dict[str, int]:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        kernels = await api.call("GET", "gpu-monitor/api/kernels", payload="KernelList")
+        pids = {k["kernel_id"]: k["pid"] for k in kernels if k["pid"] is not None}
+        if all(kernel_id in pids for kernel_id in kernel_ids):
+            return pids
+        await asyncio.sleep(0.5)
+    raise RuntimeError("the kernels' pids were not known within 60 s")
+
+
+def _has_gpu(gpu_name: str):
+    return lambda snapshot: any(gpu["name"] == gpu_name for gpu in snapshot["gpus"])
+
+
+def _span(start: float, end: float) -> dict[str, float]:
+    return {"start": start, "end": end}
+
+
+async def _tell(control: Path, settings: dict) -> None:
+    """What the fake nvidia-smi answers from its next call on (its control file)."""
+    await asyncio.to_thread(control.write_text, json.dumps(settings))
+
+
+async def _waited(seconds: float) -> dict[str, float]:
+    """A span of ``seconds`` from now, once it is over."""
+    start = time.time()
+    await asyncio.sleep(seconds)
+    return _span(start, time.time())
+
+
+async def _taking(watcher: Watcher, control: Path, settings: dict, holds) -> dict[str, float]:
+    """A span during which the kernel takes the memory of the capture's process: the fake
+    reports the kernel's pid in its place from a read in the middle of the span on."""
+    start = time.time()
+    await asyncio.sleep(1.5 * INTERVAL_SECONDS)
+    await _tell(control, settings)
+    await watcher.until(holds, "with the kernel's process")
+    await asyncio.sleep(4 * INTERVAL_SECONDS)
+    return _span(start, time.time())
+
+
+async def record(folder: Path) -> dict[str, object]:
+    """The payloads, by fixture file name."""
+    control = folder / "fake-nvidia-smi.json"
+    for name in FAKE_VARIABLES:
+        os.environ.pop(name, None)
+    os.environ["FAKE_SMI_XML"] = str(SMI_FIXTURES / A5000)
+    os.environ["FAKE_SMI_CONTROL"] = str(control)
+    monitor = {
+        "source": "nvidia-smi",
+        "nvidia_smi_path": str(install_fake_nvidia_smi(folder / "bin")),
+        "interval": INTERVAL_SECONDS,
+        "idle_seconds": IDLE_SECONDS,
+    }
+    write_kernelspec(folder, KERNEL_NAME, sys.executable, "Python 3")
+    problems: dict[str, list[str]] = {}
+    payloads: dict[str, object] = {}
+    log = folder / "jupyter-server.log"
+    async with running_server(
+        folder, log, str(REPO / "jupyter_server_ext"), monitor, problems
+    ) as api:
+        train = await api.open_notebook("train.ipynb", KERNEL_NAME)
+        idle = await api.open_notebook("idle.ipynb", KERNEL_NAME)
+        pid = (await _kernel_pids(api, [train, idle]))[train]
+        watcher = Watcher(api)
+        try:
+            await asyncio.sleep(2 * INTERVAL_SECONDS)
+            before_any = await _waited(3 * INTERVAL_SECONDS)
+            a5000 = {"FAKE_SMI_PIDS": f"{A5000_PID}:{pid}"}
+            taking = await _taking(watcher, control, a5000, _holds(train, "NVIDIA RTX A5000"))
+            holding = await _waited(3 * INTERVAL_SECONDS)
+            too_short = _span(time.time() - 0.8 * INTERVAL_SECONDS, time.time())
+
+            # The kernel lets its memory go; nobody watches, then it takes it again.
+            await _tell(control, {})
+            await watcher.until(lambda s: not _holds(train, "NVIDIA RTX A5000")(s), "without it")
+            gap_start = time.time()
+            watcher.watching = False
+            await asyncio.sleep(2 * IDLE_SECONDS)
+            watcher.watching = True
+            await asyncio.sleep(INTERVAL_SECONDS)
+            await _tell(control, a5000)
+            await watcher.until(_holds(train, "NVIDIA RTX A5000"), "with the kernel's process")
+            await asyncio.sleep(2 * INTERVAL_SECONDS)
+            across_gap = _span(gap_start, time.time())
+            payloads["rtx-a5000-x2-kernel-snapshot.json"] = await api.call(
+                "GET", "gpu-monitor/api/gpus", payload="GpuSnapshot"
+            )
+            payloads["rtx-a5000-x2-kernels.json"] = await api.call(
+                "GET", "gpu-monitor/api/kernels", payload="KernelList"
+            )
+            payloads["rtx-a5000-x2-kernel-spans.json"] = await api.call(
+                "POST",
+                f"gpu-monitor/api/kernels/{train}/spans",
+                {"spans": [too_short, taking, across_gap, before_any, holding]},
+                payload="SpansAnswer",
+            )
+
+            t4_xml = str(SMI_FIXTURES / T4)
+            await _tell(control, {"FAKE_SMI_XML": t4_xml})
+            await watcher.until(_has_gpu("Tesla T4"), "of the T4")
+            t4 = {"FAKE_SMI_XML": t4_xml, "FAKE_SMI_PIDS": f"{T4_PID}:{pid}"}
+            on_t4 = await _taking(watcher, control, t4, _holds(train, "Tesla T4"))
+            payloads["tesla-t4-kernel-snapshot.json"] = await api.call(
+                "GET", "gpu-monitor/api/gpus", payload="GpuSnapshot"
+            )
+            payloads["tesla-t4-kernel-spans.json"] = await api.call(
+                "POST",
+                f"gpu-monitor/api/kernels/{train}/spans",
+                {"spans": [on_t4]},
+                payload="SpansAnswer",
+            )
+        finally:
+            watcher.stop()
+    wrong = {route: found for route, found in problems.items() if found}
+    if wrong:
+        raise RuntimeError(f"answers that are not what the contract declares: {wrong}")
+    return payloads
+
+
+def main(arguments: list[str]) -> int:
+    """Record into the fixtures folder (or the folder given), one file per payload."""
+    target = Path(arguments[0]) if arguments else FIXTURES
+    with tempfile.TemporaryDirectory(prefix="record-payloads-") as folder:
+        payloads = asyncio.run(record(Path(folder)))
+    target.mkdir(parents=True, exist_ok=True)
+    for name, payload in payloads.items():
+        (target / name).write_text(json.dumps(payload, indent=2) + "\n")
+        print(f"wrote {target / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
