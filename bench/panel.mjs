@@ -153,6 +153,7 @@ const snapshot = {
     memory_used_mib: 22437,
     memory_total_mib: 24564,
     temperature_c: 40,
+    temperature_slowdown_c: 87,
     power_draw_w: 6.52,
     power_limit_w: 230
   }))

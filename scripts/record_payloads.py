@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Records the kernel payloads of the frontend's tests (src/__tests__/fixtures) from a real
-server: a ``jupyter server`` with the extension reading the tests' fake nvidia-smi, which replays
-real captures, and two notebook sessions with real python3 kernels, ``train.ipynb`` and
+"""Records the GPU and kernel payloads of the frontend's tests (src/__tests__/fixtures) from real
+captures of ../shared/fixtures/nvidia-smi: the CLI's ``snapshot --json --from`` of a capture, and
+a real server: a ``jupyter server`` with the extension reading the tests' fake nvidia-smi, which
+replays real captures, and two notebook sessions with real python3 kernels, ``train.ipynb`` and
 ``idle.ipynb``. The fake's ``FAKE_SMI_PIDS`` makes a capture's compute process the kernel of
 ``train.ipynb``, as if that kernel had taken the capture's GPU memory.
 
+- ``a100-mig-snapshot.json``, ``tesla-v100s-x8-snapshot.json``, ``h100-mig-list-snapshot.json``:
+  ``jupyter-gpu-monitor snapshot --json --from`` the capture ``FROM_CAPTURES`` names.
+- ``rtx-a5000-x2-snapshot.json``: ``GET gpus`` of the server replaying the two-A5000 capture
+  before any kernel holds memory (its llama-server is no process of this machine).
 - ``rtx-a5000-x2-kernel-snapshot.json``, ``rtx-a5000-x2-kernels.json``: ``GET gpus`` and
   ``GET kernels`` with the two-A5000 capture's llama-server (pid 100477, 22430 MiB on GPU 0,
   17246 MiB on GPU 1) as that kernel.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +47,12 @@ A5000 = "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
 A5000_PID = 100477
 T4 = "xml/tesla-t4-linux-driver-515.105-v11-2procs.xml"
 T4_PID = 5762
+# Fixture -> the capture the CLI reads it from.
+FROM_CAPTURES = {
+    "a100-mig-snapshot.json": "xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml",
+    "tesla-v100s-x8-snapshot.json": "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml",
+    "h100-mig-list-snapshot.json": "csv/h100-mig-3g-2g-1g-1g-list-gpus-L.txt",
+}
 INTERVAL_SECONDS = 1.0
 IDLE_SECONDS = 3.0
 KERNEL_NAME = "python3"
@@ -112,24 +124,44 @@ async def _tell(control: Path, settings: dict) -> None:
 
 async def _waited(seconds: float) -> dict[str, float]:
     """A span of ``seconds`` from now, once it is over."""
-    start = time.time()
-    await asyncio.sleep(seconds)
-    return _span(start, time.time())
+    return await _ended(time.time(), seconds)
+
+
+async def _ended(start: float, seconds: float) -> dict[str, float]:
+    """The span of ``seconds`` from ``start``, once it is over: a span of a set length, so
+    that the tests' figures do not depend on how long waiting for a read took."""
+    await asyncio.sleep(max(0.0, start + seconds - time.time()))
+    return _span(start, start + seconds)
 
 
 async def _taking(watcher: Watcher, control: Path, settings: dict, holds) -> dict[str, float]:
-    """A span during which the kernel takes the memory of the capture's process: the fake
-    reports the kernel's pid in its place from a read in the middle of the span on."""
+    """A span of 6 s during which the kernel takes the memory of the capture's process: the
+    fake reports the kernel's pid in its place from a read in the middle of the span on."""
     start = time.time()
     await asyncio.sleep(1.5 * INTERVAL_SECONDS)
     await _tell(control, settings)
-    await watcher.until(holds, "with the kernel's process")
-    await asyncio.sleep(4 * INTERVAL_SECONDS)
-    return _span(start, time.time())
+    await watcher.until(holds, "with the kernel's process", timeout_seconds=4)
+    return await _ended(start, 6 * INTERVAL_SECONDS)
+
+
+def snapshots_from_captures() -> dict[str, object]:
+    """What the CLI prints for each capture of ``FROM_CAPTURES``, by fixture file name."""
+    cli = Path(sys.executable).with_name("jupyter-gpu-monitor")
+    return {
+        name: json.loads(
+            subprocess.run(
+                [str(cli), "snapshot", "--json", "--from", str(SMI_FIXTURES / capture)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+        for name, capture in FROM_CAPTURES.items()
+    }
 
 
 async def record(folder: Path) -> dict[str, object]:
-    """The payloads, by fixture file name."""
+    """The payloads the server answers, by fixture file name."""
     control = folder / "fake-nvidia-smi.json"
     for name in FAKE_VARIABLES:
         os.environ.pop(name, None)
@@ -154,6 +186,9 @@ async def record(folder: Path) -> dict[str, object]:
         watcher = Watcher(api)
         try:
             await asyncio.sleep(2 * INTERVAL_SECONDS)
+            payloads["rtx-a5000-x2-snapshot.json"] = await api.call(
+                "GET", "gpu-monitor/api/gpus", payload="GpuSnapshot"
+            )
             before_any = await _waited(3 * INTERVAL_SECONDS)
             a5000 = {"FAKE_SMI_PIDS": f"{A5000_PID}:{pid}"}
             taking = await _taking(watcher, control, a5000, _holds(train, "NVIDIA RTX A5000"))
@@ -169,9 +204,10 @@ async def record(folder: Path) -> dict[str, object]:
             watcher.watching = True
             await asyncio.sleep(INTERVAL_SECONDS)
             await _tell(control, a5000)
-            await watcher.until(_holds(train, "NVIDIA RTX A5000"), "with the kernel's process")
-            await asyncio.sleep(2 * INTERVAL_SECONDS)
-            across_gap = _span(gap_start, time.time())
+            await watcher.until(
+                _holds(train, "NVIDIA RTX A5000"), "with the kernel's process", timeout_seconds=4
+            )
+            across_gap = await _ended(gap_start, 2 * IDLE_SECONDS + 7 * INTERVAL_SECONDS)
             payloads["rtx-a5000-x2-kernel-snapshot.json"] = await api.call(
                 "GET", "gpu-monitor/api/gpus", payload="GpuSnapshot"
             )
@@ -210,8 +246,9 @@ async def record(folder: Path) -> dict[str, object]:
 def main(arguments: list[str]) -> int:
     """Record into the fixtures folder (or the folder given), one file per payload."""
     target = Path(arguments[0]) if arguments else FIXTURES
+    payloads = snapshots_from_captures()
     with tempfile.TemporaryDirectory(prefix="record-payloads-") as folder:
-        payloads = asyncio.run(record(Path(folder)))
+        payloads.update(asyncio.run(record(Path(folder))))
     target.mkdir(parents=True, exist_ok=True)
     for name, payload in payloads.items():
         (target / name).write_text(json.dumps(payload, indent=2) + "\n")

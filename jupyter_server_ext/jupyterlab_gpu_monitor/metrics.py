@@ -48,6 +48,12 @@ GPU_SERIES = (
     ("jupyter_gpu_memory_free_bytes", "memory_free_mib", MIB, "Device memory free"),
     ("jupyter_gpu_memory_total_bytes", "memory_total_mib", MIB, "Device memory installed"),
     ("jupyter_gpu_temperature_celsius", "temperature_c", 1, "GPU core temperature"),
+    (
+        "jupyter_gpu_temperature_slowdown_celsius",
+        "temperature_slowdown_c",
+        1,
+        "Temperature from which the GPU slows its clocks to cool down",
+    ),
     ("jupyter_gpu_power_usage_watts", "power_draw_w", 1, "Power draw of the board"),
     ("jupyter_gpu_power_limit_watts", "power_limit_w", 1, "Power limit of the board"),
     ("jupyter_gpu_fan_speed_ratio", "fan_speed_pct", 0.01, "Fan speed, fraction of its maximum"),

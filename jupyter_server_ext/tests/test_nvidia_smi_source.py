@@ -165,8 +165,13 @@ async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
     fake_smi.replay(f"xml/{capture.name}")
     expected = parse_xml(capture.read_text(), 0.0)
     snapshot = await NvidiaSmiSource().sample()
-    assert [(g.name, g.memory_used_mib, g.utilization_gpu) for g in snapshot.gpus] == [
-        (g.name, g.memory_used_mib, g.utilization_gpu) for g in expected.gpus
+    # The slowdown temperature has no --query-gpu field: it comes from the XML read now and then.
+    assert [
+        (g.name, g.memory_used_mib, g.utilization_gpu, g.temperature_slowdown_c)
+        for g in snapshot.gpus
+    ] == [
+        (g.name, g.memory_used_mib, g.utilization_gpu, g.temperature_slowdown_c)
+        for g in expected.gpus
     ]
     compute = [[p.pid for p in g.processes if "C" in (p.type or "")] for g in expected.gpus]
     assert [[p.pid for p in g.processes] for g in snapshot.gpus] == compute

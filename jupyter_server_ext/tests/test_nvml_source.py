@@ -80,6 +80,7 @@ class StandInNvml:
 
     NVMLError = pynvml.NVMLError
     NVML_TEMPERATURE_GPU = pynvml.NVML_TEMPERATURE_GPU
+    NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = pynvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
     NVML_CLOCK_SM = pynvml.NVML_CLOCK_SM
     NVML_DEVICE_MIG_ENABLE = pynvml.NVML_DEVICE_MIG_ENABLE
     nvmlMemory_v2 = pynvml.nvmlMemory_v2
@@ -137,6 +138,8 @@ def _device(**overrides) -> dict:
         "UtilizationRates": SimpleNamespace(gpu=87, memory=40),
         "MemoryInfo": SimpleNamespace(total=81920 * MIB, used=30000 * MIB, free=51920 * MIB),
         "Temperature": 61,
+        # The A100-SXM4-80GB's, as the MIG capture's XML gives it.
+        "TemperatureThreshold": 89,
         "PowerUsage": 312_500,
         "EnforcedPowerLimit": 400_000,
         "FanSpeed": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
@@ -158,6 +161,7 @@ async def test_unsupported_field_is_null_and_units_are_converted():
     (gpu,) = snapshot.gpus
     assert gpu.fan_speed_pct is None and "fan_speed_pct" not in gpu.unavailable
     assert (gpu.power_draw_w, gpu.power_limit_w) == (312.5, 400.0)
+    assert (gpu.temperature_c, gpu.temperature_slowdown_c) == (61, 89)
     assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.utilization_gpu) == (30000, 81920, 87)
     assert [(p.pid, p.name, p.used_memory_mib) for p in gpu.processes] == [(4242, "python", 29000)]
 

@@ -80,9 +80,31 @@ def test_xml_capture_parses_to_the_numbers_in_it(capture: Path):
         assert gpu.memory_used_mib == _number_in(_tag(section, "fb_memory_usage/used"))
         assert gpu.utilization_gpu == _number_in(_tag(section, "utilization/gpu_util"))
         assert gpu.temperature_c == _number_in(_tag(section, "temperature/gpu_temp"))
+        slowdown = _number_in(_tag(section, "temperature/gpu_temp_slow_threshold"))
+        if slowdown is not None:
+            assert gpu.temperature_slowdown_c == slowdown
         assert gpu.fan_speed_pct == _number_in(_tag(section, "fan_speed"))
     pids = [int(p) for p in re.findall(r"<process_info>.*?<pid>(\d+)</pid>", text, flags=re.S)]
     assert [p.pid for gpu in snapshot.gpus for p in gpu.processes] == pids
+
+
+@pytest.mark.parametrize(
+    "name, slowdowns",
+    [
+        ("tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml", [87] * 8),
+        ("rtx-a5000-x2-driver-590.44-v13-2procs.xml", [95, 95]),
+        # Thresholds as T.Limit margins: GPU 0 at 29 °C, 58 below T.Limit, slowing 2 past it
+        # (whole degrees each: one GPU to the next differs by one).
+        ("h100-80gb-hbm3-x8-driver-580.105.08-v13.xml", [89, 88, 88, 89, 89, 89, 89, 88]),
+        # 40 °C, 43 below T.Limit, slowing 2 past it.
+        ("rtx4090-driver-535.86-v12.xml", [85]),
+        # A partial document without any threshold.
+        ("gtx1070ti-partial-fields-v10.xml", [None]),
+    ],
+)
+def test_the_slowdown_temperature_is_read_as_degrees_or_from_t_limit_margins(name, slowdowns):
+    snapshot = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0)
+    assert [gpu.temperature_slowdown_c for gpu in snapshot.gpus] == slowdowns
 
 
 def test_a100_in_mig_mode_lists_its_instances_and_says_why_utilisation_is_missing():

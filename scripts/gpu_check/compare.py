@@ -49,6 +49,9 @@ TOLERANCES = {
     "memory_free_mib": Tolerance(16),
     "memory_total_mib": Tolerance(1),
     "temperature_c": Tolerance(2),
+    # A board that gives its thresholds as T.Limit margins (H100, H200) gives them in whole
+    # degrees from the temperature of the moment: the sum may be a degree off NVML's.
+    "temperature_slowdown_c": Tolerance(2),
     "power_draw_w": Tolerance(25, 0.15),
     "power_limit_w": Tolerance(1),
     "sm_clock_mhz": Tolerance(100, 0.1),

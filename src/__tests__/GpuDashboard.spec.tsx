@@ -88,6 +88,23 @@ describe('GpuDashboard', () => {
     );
   });
 
+  it("names the limits drawn in the temperature and power charts' legends", () => {
+    const { model } = modelWith(a5000Snapshot());
+
+    const { getAllByRole } = renderDashboard(model);
+
+    const legends = getAllByRole('figure').map(
+      figure => figure.querySelector('.jp-GpuMonitor-legendLimit')?.textContent
+    );
+    // Both A5000 slow down from 95 °C and are capped at 230 W.
+    expect(legends).toEqual([
+      undefined,
+      undefined,
+      'Slows down at 95 °C',
+      'Limit 230 W'
+    ]);
+  });
+
   it('draws no chart of a measurement no GPU reports, and says which', () => {
     const { model } = modelWith(a100MigSnapshot());
 

@@ -34,6 +34,7 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
       memory_used_mib: 22,
       memory_free_mib: 22569,
       temperature_c: 17,
+      temperature_slowdown_c: 95,
       power_draw_w: 25.58,
       power_limit_w: 300,
       fan_speed_pct: 0,

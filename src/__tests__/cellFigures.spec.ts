@@ -150,7 +150,7 @@ describe('the line under a cell', () => {
 
   it('says when the server did not read the GPUs during part of the run', () => {
     expect(cellLineText(runOver(ACROSS_GAP), true, trans)).toBe(
-      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 9.5 s · readings missing for part of it'
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 13 s · readings missing for part of it'
     );
   });
 

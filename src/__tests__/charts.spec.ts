@@ -192,10 +192,24 @@ describe('chartLimits and yRange', () => {
 
   it('fits temperature to the readings: 13–15 °C of the idle A5000s are not flat on a 0–100 axis', () => {
     const limits = chartLimits('temperature', a5000Snapshot());
-    expect(limits).toEqual({ ceiling: null, lines: [] });
+    // Both A5000 slow down from 95 °C: one line, far above idle readings.
+    expect(limits).toEqual({ ceiling: null, lines: [95] });
     expect(yRange('temperature', 13, 15, limits)).toEqual([5, 20]);
     expect(yRange('temperature', 57, 66, limits)).toEqual([50, 75]);
     expect(yRange('temperature', 2, 3, limits)).toEqual([0, 10]);
+    expect(
+      yRange('temperature', 2, 3, chartLimits('temperature', null))
+    ).toEqual([0, 10]);
+  });
+
+  it('draws each slowdown temperature, and reaches it when the readings come near it', () => {
+    const v100s = chartLimits('temperature', v100sX8Snapshot());
+    expect(v100s).toEqual({ ceiling: null, lines: [87] });
+    // The capture's V100S run at 57–66 °C under load: the 87 °C line is in
+    // view, with how far below it they run.
+    expect(yRange('temperature', 57, 66, v100s)).toEqual([50, 95]);
+    // Idle at 30–40 °C, it stays out of the axis.
+    expect(yRange('temperature', 30, 40, v100s)).toEqual([25, 45]);
   });
 
   it('draws each power limit, and reaches it only when the readings come near it', () => {

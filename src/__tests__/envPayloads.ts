@@ -16,7 +16,7 @@
  * - `envs.json`: `GET envs`; `envs-torch-cpu.json`: `GET envs/torch-cpu`.
  * - `h100-mig-list-snapshot.json`: `jupyter-gpu-monitor snapshot --json
  *   --from csv/h100-mig-3g-2g-1g-1g-list-gpus-L.txt` (an H100 with four MIG
- *   devices, their UUIDs).
+ *   devices, their UUIDs), recorded anew by `make record-payloads`.
  */
 import { KernelMessage } from '@jupyterlab/services';
 

@@ -1,7 +1,10 @@
 /**
  * REST payloads recorded from the server extension while it read real
  * nvidia-smi captures of `../shared/fixtures/nvidia-smi` through the test
- * suite's fake nvidia-smi (see ui-tests/jupyter_server_test_config.py):
+ * suite's fake nvidia-smi. Those with GPUs in them are recorded anew by
+ * `make record-payloads` (scripts/record_payloads.py) after a change to what
+ * the routes answer; the history, the error and the no-GPU payloads were
+ * recorded by hand and hold no field that changed since.
  *
  * - `rtx-a5000-x2-snapshot.json`: `GET gpus`, replaying
  *   `xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml` (two RTX A5000, one
@@ -19,8 +22,7 @@
  *   xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml` (eight V100S of
  *   32 GiB, all nearly full, 353 to 3009 MiB free).
  *
- * The kernel payloads are recorded by `make record-payloads`
- * (scripts/record_payloads.py): a `jupyter server` (interval 1 s,
+ * The kernel payloads come from a `jupyter server` (interval 1 s,
  * `idle_seconds` 3) with two notebook sessions, `train.ipynb` and
  * `idle.ipynb`, each with a real python3 kernel; the fake nvidia-smi's
  * `FAKE_SMI_PIDS` made a capture's process the kernel of `train.ipynb`:

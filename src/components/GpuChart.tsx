@@ -178,16 +178,16 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
             </li>
           );
         })}
-        {limits.lines.length > 0 && kind === 'power' && (
-          <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-legendLimit">
-            {trans.__(
-              'Limit %1',
-              limits.lines
-                .map(limit => formatReading(field, limit, trans))
-                .join(', ')
-            )}
-          </li>
-        )}
+        {limits.lines.length > 0 &&
+          (kind === 'power' || kind === 'temperature') && (
+            <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-legendLimit">
+              {Private.limitsText(
+                kind,
+                limits.lines.map(limit => formatReading(field, limit, trans)),
+                trans
+              )}
+            </li>
+          )}
         {band && (
           <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-bandLabel">
             {trans.__('Cell %1', band.label)}
@@ -216,5 +216,20 @@ namespace Private {
       case 'power':
         return trans.__('Power (W)');
     }
+  }
+
+  /**
+   * What the dashed lines of a chart are, in its legend: "Limit 230 W",
+   * "Slows down at 87 °C".
+   */
+  export function limitsText(
+    kind: 'power' | 'temperature',
+    limits: string[],
+    trans: TranslationBundle
+  ): string {
+    const list = limits.join(', ');
+    return kind === 'power'
+      ? trans.__('Limit %1', list)
+      : trans.__('Slows down at %1', list);
   }
 }

@@ -224,8 +224,9 @@ export interface IChartLimits {
    */
   ceiling: number | null;
   /**
-   * The limits drawn as lines: each power limit (where the board throttles)
-   * and each card's memory total (how close to out of memory).
+   * The limits drawn as lines: each power limit and slowdown temperature
+   * (where the board throttles) and each card's memory total (how close to
+   * out of memory).
    */
   lines: number[];
 }
@@ -253,7 +254,10 @@ export function chartLimits(
       };
     }
     case 'temperature':
-      return { ceiling: null, lines: [] };
+      return {
+        ceiling: null,
+        lines: distinct(gpus.map(gpu => gpu.temperature_slowdown_c))
+      };
     case 'power':
       return {
         ceiling: null,
@@ -266,8 +270,9 @@ export function chartLimits(
  * The span of a chart's y axis for the readings shown (`min` to `max`,
  * null when there is none): utilisation 0–100 %, memory from 0 to the
  * largest card; temperature and power fit their readings, so that 13–15 °C
- * or 6–14 W do not lie flat on the baseline, and reach a power limit when
- * the readings come near it (a limit far above them is told by the legend).
+ * or 6–14 W do not lie flat on the baseline, and reach a slowdown
+ * temperature or power limit when the readings come near it (a limit far
+ * above them is told by the legend).
  */
 export function yRange(
   kind: ChartKind,
@@ -284,17 +289,14 @@ export function yRange(
     case 'temperature':
       return [
         Math.max(0, Math.floor((low - 5) / 5) * 5),
-        Math.ceil((high + 5) / 5) * 5
+        Private.reaching(Math.ceil((high + 5) / 5) * 5, limits.lines, 5)
       ];
     case 'power': {
       const pad = Math.max(5, (high - low) * 0.2);
-      let top = Math.ceil((high + pad) / 10) * 10;
-      for (const limit of limits.lines) {
-        if (limit <= top * 1.25) {
-          top = Math.max(top, Math.ceil((limit * 1.05) / 10) * 10);
-        }
-      }
-      return [Math.max(0, Math.floor((low - pad) / 10) * 10), top];
+      return [
+        Math.max(0, Math.floor((low - pad) / 10) * 10),
+        Private.reaching(Math.ceil((high + pad) / 10) * 10, limits.lines, 10)
+      ];
     }
   }
 }
@@ -466,4 +468,27 @@ export function bandsIn(
   return window === null
     ? []
     : bands.filter(band => band.end >= window.min && band.start <= window.max);
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * The top of an axis raised to each limit a little above it (a quarter
+   * of the axis at most), with room over it: readings near a limit show how
+   * near. A limit far above stays out of the axis.
+   */
+  export function reaching(
+    top: number,
+    limits: readonly number[],
+    step: number
+  ): number {
+    for (const limit of limits) {
+      if (limit <= top * 1.25) {
+        top = Math.max(top, Math.ceil((limit * 1.05) / step) * step);
+      }
+    }
+    return top;
+  }
 }

@@ -174,6 +174,10 @@ export interface IGpu {
    */
   temperature_c: number | null;
   /**
+   * The temperature from which the GPU slows its clocks to cool down (the driver's slowdown threshold), in degrees Celsius.
+   */
+  temperature_slowdown_c: number | null;
+  /**
    * The power draw, in watts.
    */
   power_draw_w: number | null;

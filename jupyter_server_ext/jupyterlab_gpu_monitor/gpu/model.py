@@ -82,6 +82,8 @@ class Gpu:
     memory_used_mib: float | None = None
     memory_free_mib: float | None = None
     temperature_c: float | None = None
+    # Where the GPU starts to slow its clocks to cool down: the driver's slowdown threshold.
+    temperature_slowdown_c: float | None = None
     power_draw_w: float | None = None
     power_limit_w: float | None = None
     fan_speed_pct: float | None = None

@@ -157,6 +157,8 @@ def merge(
         if known is not None:
             gpu.mig_mode = gpu.mig_mode or known.mig_mode
             gpu.mig_devices = known.mig_devices
+            # No --query-gpu field names the slowdown threshold; it is a fixed fact of the board.
+            gpu.temperature_slowdown_c = known.temperature_slowdown_c
         gpu.explain_mig()
         known_processes = {p.pid: p for p in known.processes} if known is not None else {}
         gpu.processes = [

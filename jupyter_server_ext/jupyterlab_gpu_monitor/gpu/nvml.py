@@ -190,6 +190,13 @@ class NvmlSource:
             handle,
             nvml.NVML_TEMPERATURE_GPU,
         )
+        gpu.temperature_slowdown_c = field(
+            gpu,
+            "temperature_slowdown_c",
+            nvml.nvmlDeviceGetTemperatureThreshold,
+            handle,
+            nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+        )
         power = field(gpu, "power_draw_w", nvml.nvmlDeviceGetPowerUsage, handle)
         gpu.power_draw_w = power / 1000 if power is not None else None
         limit = field(gpu, "power_limit_w", nvml.nvmlDeviceGetEnforcedPowerLimit, handle)

@@ -29,7 +29,8 @@ from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 # Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
 # nvidia_gpu_exporter unit to the snapshot's). DCGM's units are the snapshot's already
 # (%, MiB, °C, W, MHz); nvidia_gpu_exporter's are Prometheus base units (ratio, bytes, Hz).
-FIELD_SERIES: dict[str, tuple[str, str, float]] = {
+# nvidia_gpu_exporter has no series where nvidia-smi's CSV has no field (None).
+FIELD_SERIES: dict[str, tuple[str, str | None, float]] = {
     "utilization_gpu": ("DCGM_FI_DEV_GPU_UTIL", "nvidia_smi_utilization_gpu_ratio", 100),
     "utilization_memory": (
         "DCGM_FI_DEV_MEM_COPY_UTIL",
@@ -40,13 +41,16 @@ FIELD_SERIES: dict[str, tuple[str, str, float]] = {
     "memory_used_mib": ("DCGM_FI_DEV_FB_USED", "nvidia_smi_memory_used_bytes", 1 / MIB),
     "memory_free_mib": ("DCGM_FI_DEV_FB_FREE", "nvidia_smi_memory_free_bytes", 1 / MIB),
     "temperature_c": ("DCGM_FI_DEV_GPU_TEMP", "nvidia_smi_temperature_gpu", 1),
+    "temperature_slowdown_c": ("DCGM_FI_DEV_SLOWDOWN_TEMP", None, 1),
     "power_draw_w": ("DCGM_FI_DEV_POWER_USAGE", "nvidia_smi_power_draw_watts", 1),
     "power_limit_w": ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "nvidia_smi_power_limit_watts", 1),
     "fan_speed_pct": ("DCGM_FI_DEV_FAN_SPEED", "nvidia_smi_fan_speed_ratio", 100),
     "sm_clock_mhz": ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_clocks_current_sm_clock_hz", 1e-6),
 }
 _DCGM_FIELDS = {dcgm: field for field, (dcgm, _, _) in FIELD_SERIES.items()}
-_SMI_FIELDS = {smi: (field, factor) for field, (_, smi, factor) in FIELD_SERIES.items()}
+_SMI_FIELDS = {
+    smi: (field, factor) for field, (_, smi, factor) in FIELD_SERIES.items() if smi is not None
+}
 
 DCGM_RESERVED = "DCGM_FI_DEV_FB_RESERVED"
 # Under MIG there is no DCGM_FI_DEV_GPU_UTIL; the graphics engine's activity (0-1) per GPU
@@ -61,7 +65,7 @@ SMI_DRIVER_VERSION = "nvidia_smi_driver_version"
 
 SERIES_NAMES = tuple(
     sorted(
-        {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi)}
+        {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi) if name}
         | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE}
         | {SMI_INFO, SMI_INDEX, SMI_MIG_MODE, SMI_APP_MEMORY, SMI_DRIVER_VERSION}
     )

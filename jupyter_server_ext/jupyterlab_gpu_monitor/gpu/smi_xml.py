@@ -21,6 +21,7 @@ _NUMBER_PATHS = {
     "memory_used_mib": ("fb_memory_usage/used",),
     "memory_free_mib": ("fb_memory_usage/free",),
     "temperature_c": ("temperature/gpu_temp",),
+    "temperature_slowdown_c": ("temperature/gpu_temp_slow_threshold",),
     "power_draw_w": (
         "gpu_power_readings/instant_power_draw",
         "gpu_power_readings/power_draw",
@@ -84,6 +85,8 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     )
     for attribute, paths in _NUMBER_PATHS.items():
         setattr(gpu, attribute, _number(element, *paths))
+    if gpu.temperature_slowdown_c is None:
+        gpu.temperature_slowdown_c = _slowdown_from_tlimit(element)
     gpu.explain_mig()
     gpu.mig_devices = [_mig_device(mig) for mig in element.findall("mig_devices/mig_device")]
     processes = (_process(info) for info in element.findall("processes/process_info"))
@@ -91,6 +94,19 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     if any(says_gpu_lost(child.text) for child in element.iter()):
         gpu.error = gpu_lost(index)
     return gpu
+
+
+def _slowdown_from_tlimit(element: ET.Element) -> Number | None:
+    """The slowdown temperature of a board that reports its thresholds as T.Limit margins
+    (drivers from 530 on some boards: H100, RTX 4090): ``gpu_temp_tlimit`` is how many degrees
+    the GPU is below its T.Limit, and the slowdown threshold is a margin too (-2: two degrees
+    past T.Limit), so the threshold is the temperature plus its margin less the threshold's."""
+    temperature = _number(element, "temperature/gpu_temp")
+    margin = _number(element, "temperature/gpu_temp_tlimit")
+    threshold = _number(element, "temperature/gpu_temp_slow_tlimit_threshold")
+    if temperature is None or margin is None or threshold is None:
+        return None
+    return temperature + margin - threshold
 
 
 def _mig_device(element: ET.Element) -> MigDevice:
