@@ -9,6 +9,8 @@ Sources:
   the CUDA Toolkit release notes, "CUDA Toolkit and Compatible Driver Versions", Linux x86_64.
 - PyTorch's CUDA wheel variants: https://pytorch.org/get-started/previous-versions/ (the
   ``--index-url https://download.pytorch.org/whl/cuXYZ`` of each release line).
+- conda-forge's ``cuda-version`` package, which constrains every CUDA package of an environment
+  to one CUDA release: https://github.com/conda-forge/cuda-version-feedstock.
 """
 
 from __future__ import annotations
@@ -33,8 +35,27 @@ RELEASE_DRIVER = {
     "8.0": "375.26",
 }
 
-# The CUDA builds PyTorch publishes wheels for, newest last.
-PYTORCH_CUDA_VARIANTS = ("11.8", "12.1", "12.4", "12.6", "12.8", "12.9", "13.0")
+# torch release line -> the CUDA builds PyTorch published wheels of it for, oldest first. A
+# release after the newest line here is taken to have the newest line's builds: each release
+# keeps the CUDA builds of the one before but the oldest, and a new one is added a line or two
+# later, so the newest line's are the likeliest to exist.
+PYTORCH_RELEASE_CUDA: dict[tuple[int, int], tuple[str, ...]] = {
+    (1, 12): ("10.2", "11.3", "11.6"),
+    (1, 13): ("11.6", "11.7"),
+    (2, 0): ("11.7", "11.8"),
+    (2, 1): ("11.8", "12.1"),
+    (2, 2): ("11.8", "12.1"),
+    (2, 3): ("11.8", "12.1"),
+    (2, 4): ("11.8", "12.1", "12.4"),
+    (2, 5): ("11.8", "12.1", "12.4"),
+    (2, 6): ("11.8", "12.4", "12.6"),
+    (2, 7): ("11.8", "12.6", "12.8"),
+    (2, 8): ("12.6", "12.8", "12.9"),
+    (2, 9): ("12.6", "12.8", "12.9", "13.0"),
+    (2, 10): ("12.6", "12.8", "13.0"),
+}
+# Every CUDA build of a current release line (when the kernel's torch version is unknown).
+PYTORCH_CUDA_VARIANTS = PYTORCH_RELEASE_CUDA[max(PYTORCH_RELEASE_CUDA)]
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
@@ -66,14 +87,25 @@ def driver_runs(driver_version: str, cuda: str) -> bool | None:
     return version_tuple(driver_version) >= version_tuple(needed)
 
 
-def pytorch_variant_for(driver_cuda: str) -> str | None:
-    """The PyTorch CUDA build for a driver supporting ``driver_cuda``: the newest it runs
-    natively, else the oldest of its CUDA major (through minor version compatibility)."""
+def release_variants(torch_version: str | None) -> tuple[str, ...]:
+    """The CUDA builds PyTorch published of a torch release (a current line's when the version
+    is unknown or newer than the table; none known for a line older than the table)."""
+    line = version_tuple(torch_version or "")[:2]
+    if len(line) < 2 or line > max(PYTORCH_RELEASE_CUDA):
+        return PYTORCH_CUDA_VARIANTS
+    return PYTORCH_RELEASE_CUDA.get((line[0], line[1]), ())
+
+
+def pytorch_variant_for(driver_cuda: str, torch_version: str | None = None) -> str | None:
+    """The PyTorch CUDA build for a driver supporting ``driver_cuda``, among the builds of
+    ``torch_version``'s release: the newest it runs natively, else the oldest of its CUDA major
+    (through minor version compatibility)."""
+    variants = release_variants(torch_version)
     limit = version_tuple(driver_cuda)[:2]
-    native = [v for v in PYTORCH_CUDA_VARIANTS if version_tuple(v) <= limit]
+    native = [v for v in variants if version_tuple(v) <= limit]
     if native:
         return native[-1]
-    same_major = [v for v in PYTORCH_CUDA_VARIANTS if version_tuple(v)[:1] == limit[:1]]
+    same_major = [v for v in variants if version_tuple(v)[:1] == limit[:1]]
     return same_major[0] if same_major else None
 
 
@@ -104,12 +136,6 @@ def pytorch_install_command(
             "Run nvidia-smi to see which CUDA version the driver supports, then install the "
             "torch build for it."
         )
-    variant = pytorch_variant_for(driver_cuda)
-    if variant is None:
-        return (
-            f"The driver supports CUDA {driver_cuda}, older than any current PyTorch build: "
-            "upgrade the NVIDIA driver first."
-        )
     # The public version: the local "+cpu" / "+cu121" names the build being replaced.
     versions = {
         name: (installed or {}).get(name, "").partition("+")[0]
@@ -117,18 +143,42 @@ def pytorch_install_command(
         if (installed or {}).get(name) or name == "torch"
     }
     if conda:
+        # conda-forge builds each release for several CUDA versions: any the driver runs.
         target = f' -p "{prefix}"' if prefix else ""
         specs = " ".join(
             f'"{CONDA_NAMES.get(name, name)}={version or "*"}{"=cuda*" if name == "torch" else ""}"'
             for name, version in versions.items()
         )
-        return f"conda install{target} -c conda-forge {specs} cuda-version={variant}"
+        return f'conda install{target} -c conda-forge {specs} "cuda-version<={driver_cuda}"'
+    variant = pytorch_variant_for(driver_cuda, versions["torch"] or None)
+    if variant is None:
+        return _no_build_for(driver_cuda, versions["torch"])
     pip = f'"{interpreter(prefix)}" -m pip' if prefix else "pip"
     specs = " ".join(
         f"{name}=={version}" if version else name for name, version in versions.items()
     )
     tag = "cu" + variant.replace(".", "")
     return f"{pip} install --force-reinstall {specs} --index-url https://download.pytorch.org/whl/{tag}"
+
+
+def _no_build_for(driver_cuda: str, torch_version: str) -> str:
+    """What to do when no build of the installed torch runs on the driver: a newer driver, or
+    the newest torch release that has a build it runs."""
+    for line in sorted(PYTORCH_RELEASE_CUDA, reverse=True):
+        variant = pytorch_variant_for(driver_cuda, f"{line[0]}.{line[1]}")
+        if variant is not None:
+            release = f"{line[0]}.{line[1]}"
+            break
+    else:
+        return (
+            f"The driver supports CUDA {driver_cuda}, older than any PyTorch build: upgrade the "
+            "NVIDIA driver first."
+        )
+    installed = f"torch {torch_version}" if torch_version else "The current torch"
+    return (
+        f"{installed} has no build for the CUDA this driver supports ({driver_cuda}): upgrade "
+        f"the NVIDIA driver, or install torch {release} (built for CUDA {variant})."
+    )
 
 
 def interpreter(prefix: str) -> str:

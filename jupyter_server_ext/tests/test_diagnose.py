@@ -127,9 +127,10 @@ def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_into_the_kernels_e
             process=conda_process,
         )
     )[0]
+    # conda-forge builds a release for several CUDA versions: any the driver runs (CUDA 12.2).
     assert conda.fix == (
         'conda install -p "/opt/conda/envs/train" -c conda-forge "pytorch=2.13.0=cuda*" '
-        "cuda-version=12.1"
+        '"cuda-version<=12.2"'
     )
 
 
@@ -146,7 +147,7 @@ def test_the_fix_names_the_python_of_a_windows_env_and_the_records_versions_with
     (finding,) = diagnose(Facts(capture(A5000), None, process=process, packages=records))
     assert finding.fix == (
         'conda install -p "/opt/conda/envs/audio" -c conda-forge "pytorch=2.5.1=cuda*" '
-        '"torchaudio=2.5.1" cuda-version=13.0'
+        '"torchaudio=2.5.1" "cuda-version<=13.1"'
     )
 
 
@@ -229,13 +230,38 @@ def test_minimum_driver_table(cuda, driver):
 
 
 @pytest.mark.parametrize(
-    "driver_cuda,variant",
-    [("13.1", "13.0"), ("12.2", "12.1"), ("12.0", "11.8"), ("11.4", "11.8"), ("10.2", None)],
+    "driver_cuda,torch,variant",
+    [
+        ("13.1", None, "13.0"),
+        # torch 2.5 was built for CUDA 11.8, 12.1 and 12.4: the newest a 12.2 driver runs.
+        ("12.2", "2.5.1", "12.1"),
+        # The current release has no 12.1 build: its 12.6 build, through minor version
+        # compatibility.
+        ("12.2", None, "12.6"),
+        ("12.2", "2.13.0", "12.6"),
+        ("12.0", "2.3.0", "11.8"),
+        ("11.4", "2.7.1", "11.8"),
+        ("11.4", None, None),
+        ("10.2", None, None),
+        # A line older than the table: no build known.
+        ("11.4", "1.8.1", None),
+    ],
 )
-def test_pytorch_build_for_a_driver(driver_cuda, variant):
-    assert pytorch_variant_for(driver_cuda) == variant
-    if variant is None:
-        assert "upgrade the NVIDIA driver" in pytorch_install_command(driver_cuda, conda=False)
+def test_pytorch_build_for_a_driver_and_the_torch_release(driver_cuda, torch, variant):
+    assert pytorch_variant_for(driver_cuda, torch) == variant
+
+
+def test_a_torch_release_without_a_build_for_the_driver_names_the_way_out():
+    installed = {"torch": "2.8.0+cpu", "torchvision": "0.23.0+cpu"}
+    # A CUDA 11.7 driver (the T4 capture's): torch 2.8 was built for CUDA 12.6 and later only.
+    assert pytorch_install_command("11.7", conda=False, installed=installed) == (
+        "torch 2.8.0 has no build for the CUDA this driver supports (11.7): upgrade the NVIDIA "
+        "driver, or install torch 2.7 (built for CUDA 11.8)."
+    )
+    assert pytorch_install_command("9.2", conda=False, installed=installed) == (
+        "The driver supports CUDA 9.2, older than any PyTorch build: upgrade the NVIDIA driver "
+        "first."
+    )
 
 
 def test_conda_and_pip_finding_names_both_packages_and_the_fix():
