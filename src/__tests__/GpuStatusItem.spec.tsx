@@ -3,7 +3,8 @@ import { Widget } from '@lumino/widgets';
 
 import { GpuStatusItem } from '../components/GpuStatusItem';
 import { GpuModel } from '../gpu/model';
-import { a5000Server, fakeServer, jsonResponse } from './server';
+import { a5000KernelSnapshot, a5000Kernels } from './payloads';
+import { a5000Server, endpoint, fakeServer, jsonResponse } from './server';
 
 describe('GpuStatusItem', () => {
   let model: GpuModel;
@@ -45,6 +46,33 @@ describe('GpuStatusItem', () => {
 
     (await button()).click();
     expect(onOpen).toHaveBeenCalledTimes(1);
+  });
+
+  it("follows the current notebook's kernel to the GPU it uses, marked as the kernel's", async () => {
+    // The recorded train.ipynb kernel, here on GPU 1 only.
+    const snapshot = a5000KernelSnapshot();
+    snapshot.gpus[0].processes = [];
+    const server = fakeServer(request =>
+      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+    item = new GpuStatusItem({ model, onOpen: jest.fn() });
+    Widget.attach(item, document.body);
+    model.watch();
+    await model.refresh();
+    expect((await button()).textContent).toBe(
+      '2 GPUs · max 0 % · 21.9/24.0 GiB'
+    );
+    expect(item.hasClass('jp-mod-kernel')).toBe(false);
+
+    item.kernelId = a5000Kernels()[0].kernel_id;
+    expect((await button()).textContent).toBe('GPU 1 · 0 % · 16.8/24.0 GiB');
+    expect(item.hasClass('jp-mod-kernel')).toBe(true);
+
+    item.kernelId = null;
+    expect((await button()).textContent).toBe(
+      '2 GPUs · max 0 % · 21.9/24.0 GiB'
+    );
   });
 
   it('marks an error, with the reason as its tooltip, when the server fails', async () => {

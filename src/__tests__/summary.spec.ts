@@ -4,7 +4,13 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { summarize, summaryText, summaryTitle } from '../gpu/summary';
-import { a100MigSnapshot, a5000At, driverNotLoadedSnapshot } from './payloads';
+import {
+  a100MigSnapshot,
+  a5000At,
+  a5000KernelSnapshot,
+  a5000Kernels,
+  driverNotLoadedSnapshot
+} from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
@@ -18,12 +24,39 @@ describe('the status bar summary', () => {
       utilizationPercent: 0,
       migMode: false,
       memoryUsedMiB: 22437,
-      memoryTotalMiB: 24564
+      memoryTotalMiB: 24564,
+      kernel: false
     });
     expect(summaryText(summary!, trans)).toBe(
       '2 GPUs · max 0 % · 21.9/24.0 GiB'
     );
     expect(summaryTitle(summary!, trans)).toMatch(/^GPU 0, the busiest of 2/);
+  });
+
+  it("is about the GPU the current notebook's kernel holds memory on, in either mode", () => {
+    // The recorded train.ipynb kernel holds memory on both A5000; here only
+    // on GPU 1, the emptier one.
+    const [train, idle] = a5000Kernels();
+    const snapshot = a5000KernelSnapshot();
+    snapshot.gpus[0].processes = [];
+    for (const mode of ['busiest', 'sum'] as const) {
+      const summary = summarize(snapshot, mode, train.kernel_id)!;
+      expect(summary.kernel).toBe(true);
+      expect(summaryText(summary, trans)).toBe('GPU 1 · 0 % · 16.8/24.0 GiB');
+      expect(summaryTitle(summary, trans)).toMatch(
+        /^GPU 1, which this notebook's kernel uses/
+      );
+    }
+    // On both GPUs: the busiest of them, said to be the kernel's.
+    const both = summarize(a5000KernelSnapshot(), 'sum', train.kernel_id)!;
+    expect(summaryText(both, trans)).toBe('2 GPUs · max 0 % · 21.9/24.0 GiB');
+    expect(summaryTitle(both, trans)).toMatch(
+      /^GPU 0, the busiest of the 2 GPUs this notebook's kernel uses/
+    );
+    // A kernel that holds no GPU memory: the server's GPUs, by the mode.
+    const none = summarize(snapshot, 'sum', idle.kernel_id)!;
+    expect(none.kernel).toBe(false);
+    expect(summaryText(none, trans)).toBe('2 GPUs · mean 0 % · 38.8/48.0 GiB');
   });
 
   it('names a lone GPU by its own index in either mode', () => {

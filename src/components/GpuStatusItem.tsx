@@ -17,9 +17,11 @@ import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
- * The status bar item: "2 GPUs · max 91 % · 21.9/24.0 GiB" for the busiest
- * GPU or for all of them, "No GPU" calmly, "⚠ GPU error" marked as an error
- * when the GPUs cannot be read; a click opens the GPU monitor.
+ * The status bar item: "GPU 1 · 87 % · 21.9/24.0 GiB" for the GPU the
+ * current notebook's kernel uses, else "2 GPUs · max 91 % · 21.9/24.0 GiB"
+ * for the busiest GPU or for all of them, "No GPU" calmly, "⚠ GPU error"
+ * marked as an error when the GPUs cannot be read; a click opens the GPU
+ * monitor.
  */
 export class GpuStatusItem extends ReactWidget {
   /**
@@ -48,11 +50,26 @@ export class GpuStatusItem extends ReactWidget {
   }
 
   /**
+   * The kernel of the current notebook, whose GPUs the item sums up where it
+   * holds memory; null when there is none.
+   */
+  get kernelId(): string | null {
+    return this._kernelId;
+  }
+  set kernelId(kernelId: string | null) {
+    if (kernelId !== this._kernelId) {
+      this._kernelId = kernelId;
+      this.update();
+    }
+  }
+
+  /**
    * The item's content.
    */
   render(): React.ReactElement {
-    const { text, title, error } = this._describe();
+    const { text, title, error, kernel } = this._describe();
     this.toggleClass('jp-mod-error', error);
+    this.toggleClass('jp-mod-kernel', kernel);
     return (
       <button
         type="button"
@@ -66,42 +83,51 @@ export class GpuStatusItem extends ReactWidget {
   }
 
   /**
-   * What the item says, its tooltip, and whether it reports a failure.
+   * What the item says, its tooltip, whether it reports a failure, and
+   * whether it is about the current notebook's kernel's GPUs.
    */
-  private _describe(): { text: string; title: string; error: boolean } {
+  private _describe(): {
+    text: string;
+    title: string;
+    error: boolean;
+    kernel: boolean;
+  } {
     const { snapshot, failure } = this._model;
     const trans = this._trans;
     const unreadable = trans.__('⚠ GPU error');
     if (failure) {
       const title = describeFailure(failure, trans).message;
-      return { text: unreadable, title, error: true };
+      return { text: unreadable, title, error: true, kernel: false };
     }
     if (snapshot === null) {
       const title = trans.__('Reading the GPUs…');
-      return { text: trans.__('GPU …'), title, error: false };
+      return { text: trans.__('GPU …'), title, error: false, kernel: false };
     }
     if (snapshot.error) {
       // No driver at all is a machine without an NVIDIA GPU, not a failure.
-      return snapshot.error.kind === 'not_installed' &&
-        snapshot.source !== 'prometheus'
-        ? {
-            text: trans.__('No GPU'),
-            title: snapshot.error.message,
-            error: false
-          }
-        : { text: unreadable, title: snapshot.error.message, error: true };
+      const calm =
+        snapshot.error.kind === 'not_installed' &&
+        snapshot.source !== 'prometheus';
+      return {
+        text: calm ? trans.__('No GPU') : unreadable,
+        title: snapshot.error.message,
+        error: !calm,
+        kernel: false
+      };
     }
-    const summary = summarize(snapshot, this._mode);
+    const summary = summarize(snapshot, this._mode, this._kernelId);
     return summary === null
       ? {
           text: trans.__('No GPU'),
           title: trans.__('The server reports no GPU.'),
-          error: false
+          error: false,
+          kernel: false
         }
       : {
           text: summaryText(summary, trans),
           title: summaryTitle(summary, trans),
-          error: false
+          error: false,
+          kernel: summary.kernel
         };
   }
 
@@ -109,6 +135,7 @@ export class GpuStatusItem extends ReactWidget {
   private _onOpen: () => void;
   private _trans: TranslationBundle;
   private _mode: SummaryMode = SETTINGS_DEFAULTS['status-bar'].summary;
+  private _kernelId: string | null = null;
 }
 
 /**

@@ -17,9 +17,15 @@ export interface IGpuSummary {
    */
   gpuIndex: number | null;
   /**
-   * How many GPUs the server reports.
+   * How many GPUs the summary is about: the server's, or those the current
+   * notebook's kernel uses.
    */
   gpuCount: number;
+  /**
+   * Whether the summary is about the GPUs the current notebook's kernel
+   * holds memory on, rather than all of the server's.
+   */
+  kernel: boolean;
   /**
    * Utilisation in percent: the GPU's, or the mean of all GPUs; null when
    * no GPU reports it (e.g. under MIG).
@@ -43,29 +49,35 @@ export interface IGpuSummary {
 /**
  * Sum up a snapshot for the status bar; null when it has no GPU.
  *
+ * Where the current notebook's kernel holds memory on GPUs, the summary is
+ * about those: the one it uses, or the busiest of them. Otherwise it is
+ * about the busiest GPU of the server, or all of them (`mode`).
+ *
  * The busiest GPU is the one with the highest utilisation, and among equals
  * the one with the largest share of its memory in use.
+ *
+ * @param kernelId - the current notebook's kernel; null when there is none
  */
 export function summarize(
   snapshot: IGpuSnapshot,
-  mode: SummaryMode
+  mode: SummaryMode,
+  kernelId: string | null = null
 ): IGpuSummary | null {
   const gpus = snapshot.gpus;
   if (gpus.length === 0) {
     return null;
   }
+  const used =
+    kernelId === null
+      ? []
+      : gpus.filter(gpu =>
+          gpu.processes.some(process => process.kernel_id === kernelId)
+        );
+  if (used.length > 0) {
+    return { ...Private.busiest(used), kernel: true };
+  }
   if (mode === 'busiest') {
-    const busiest = gpus.reduce((best, gpu) =>
-      Private.compareLoad(gpu, best) > 0 ? gpu : best
-    );
-    return {
-      gpuIndex: busiest.index,
-      gpuCount: gpus.length,
-      utilizationPercent: busiest.utilization_gpu,
-      migMode: busiest.mig_mode === 'enabled',
-      memoryUsedMiB: busiest.memory_used_mib ?? 0,
-      memoryTotalMiB: busiest.memory_total_mib ?? 0
-    };
+    return { ...Private.busiest(gpus), kernel: false };
   }
   const utilizations = gpus
     .map(gpu => gpu.utilization_gpu)
@@ -74,6 +86,7 @@ export function summarize(
     // One GPU is that GPU, by its own index (a DCGM exporter's may be 3).
     gpuIndex: gpus.length === 1 ? gpus[0].index : null,
     gpuCount: gpus.length,
+    kernel: false,
     utilizationPercent:
       utilizations.length === 0
         ? null
@@ -140,6 +153,20 @@ export function summaryTitle(
   trans: TranslationBundle
 ): string {
   const click = trans.__('Click to open the GPU Monitor.');
+  if (summary.kernel) {
+    const what =
+      summary.gpuCount === 1
+        ? trans.__(
+            "GPU %1, which this notebook's kernel uses: utilization and memory in use.",
+            summary.gpuIndex
+          )
+        : trans.__(
+            "GPU %1, the busiest of the %2 GPUs this notebook's kernel uses: utilization and memory in use.",
+            summary.gpuIndex,
+            summary.gpuCount
+          );
+    return formatSentences(what, click, trans);
+  }
   if (summary.gpuCount === 1) {
     return formatSentences(
       trans.__('GPU utilization and memory in use.'),
@@ -165,6 +192,23 @@ export function summaryTitle(
  * File-local helpers.
  */
 namespace Private {
+  /**
+   * The figures of the busiest of `gpus`, and how many there are.
+   */
+  export function busiest(gpus: IGpu[]): Omit<IGpuSummary, 'kernel'> {
+    const gpu = gpus.reduce((best, candidate) =>
+      compareLoad(candidate, best) > 0 ? candidate : best
+    );
+    return {
+      gpuIndex: gpu.index,
+      gpuCount: gpus.length,
+      utilizationPercent: gpu.utilization_gpu,
+      migMode: gpu.mig_mode === 'enabled',
+      memoryUsedMiB: gpu.memory_used_mib ?? 0,
+      memoryTotalMiB: gpu.memory_total_mib ?? 0
+    };
+  }
+
   /**
    * Positive when `a` is busier than `b`.
    */

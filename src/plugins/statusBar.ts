@@ -2,6 +2,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStatusBar } from '@jupyterlab/statusbar';
 import { ITranslator } from '@jupyterlab/translation';
@@ -16,22 +17,24 @@ import { CommandIDs, IGpuMonitorModel } from '../tokens';
 import { followSettings } from './settings';
 
 /**
- * Adds a status bar item with the utilisation and memory of the busiest GPU
- * (or of all GPUs); a click opens the GPU monitor panel.
+ * Adds a status bar item with the utilisation and memory of the GPU the
+ * current notebook's kernel uses, else of the busiest GPU (or of all GPUs);
+ * a click opens the GPU monitor panel.
  */
 export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:status-bar',
   description:
-    'Adds a status bar item with the utilization and memory of the busiest GPU, or of all GPUs; a click opens the GPU Monitor.',
+    "Adds a status bar item with the utilization and memory of the GPU the current notebook's kernel uses, else of the busiest GPU or of all GPUs; a click opens the GPU Monitor.",
   autoStart: true,
   requires: [IGpuMonitorModel],
-  optional: [IStatusBar, ISettingRegistry, ITranslator],
+  optional: [IStatusBar, ISettingRegistry, ITranslator, INotebookTracker],
   activate: (
     app: JupyterFrontEnd,
     model: IGpuMonitorModel,
     statusBar: IStatusBar | null,
     registry: ISettingRegistry | null,
-    translator: ITranslator | null
+    translator: ITranslator | null,
+    notebooks: INotebookTracker | null
   ): void => {
     if (!statusBar) {
       return;
@@ -45,6 +48,18 @@ export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
+    if (notebooks) {
+      // The current notebook's kernel, as the notebook changes or restarts it.
+      const followKernel = (): void => {
+        const context = notebooks.currentWidget?.sessionContext;
+        item.kernelId = context?.session?.kernel?.id ?? null;
+      };
+      notebooks.currentChanged.connect((_, panel) => {
+        panel?.sessionContext.kernelChanged.connect(followKernel);
+        followKernel();
+      });
+      followKernel();
+    }
     const activeStateChanged = new Signal<GpuStatusItem, void>(item);
     // The item polls only while it is shown.
     let watcher: IDisposable | null = model.watch();

@@ -1,6 +1,13 @@
 import { expect } from '@jupyterlab/galata';
 
-import { holdGpuMemory, openPanel, serverKernels, test } from './gpuMonitor';
+import {
+  holdGpuMemory,
+  openPanel,
+  serverKernels,
+  T4_PID,
+  T4_XML,
+  test
+} from './gpuMonitor';
 import { openNotebookWith } from './testKernels';
 
 test.describe('who is using the GPU', () => {
@@ -67,6 +74,46 @@ test.describe('who is using the GPU', () => {
     expect(
       (await serverKernels(page, baseURL!)).map(each => each.kernel_id)
     ).not.toContain(kernel.kernel_id);
+  });
+
+  test("the status bar follows the current notebook's kernel to the GPUs it uses", async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const item = page.locator('.jp-GpuMonitor-statusItem');
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      'status.ipynb',
+      'python3',
+      ['import time']
+    );
+    // Its kernel holds nothing yet: the busiest of the server's GPUs.
+    await expect(item).toHaveText('2 GPUs · max 0 % · 21.9/24.0 GiB');
+    await expect(item).not.toHaveClass(/jp-mod-kernel/);
+
+    await holdGpuMemory(page, baseURL!, notebookPath);
+    await expect(item.getByRole('button')).toHaveAttribute(
+      'title',
+      /^GPU 0, the busiest of the 2 GPUs this notebook's kernel uses/
+    );
+    await expect(item).toHaveClass(/jp-mod-kernel/);
+
+    await holdGpuMemory(page, baseURL!, notebookPath, {
+      xml: T4_XML,
+      pid: T4_PID,
+      memoryMiB: 1005
+    });
+    await expect(item).toHaveText('GPU 0 · 0 % · 1.0/15.0 GiB');
+    await expect(item.getByRole('button')).toHaveAttribute(
+      'title',
+      /^GPU 0, which this notebook's kernel uses/
+    );
+
+    // Another notebook, whose kernel holds nothing: the server's GPU again.
+    await openNotebookWith(page, tmpPath, 'other.ipynb', 'python3', ['1']);
+    await expect(item).not.toHaveClass(/jp-mod-kernel/);
   });
 
   test('a process this container cannot see says so, with no notebook guessed', async ({
