@@ -6,6 +6,7 @@
  */
 export const SETTINGS_DEFAULTS = {
   alerts: {
+    readFailureEnabled: true,
     onlyMyGpus: true,
     memoryEnabled: true,
     memoryPercent: 90,

@@ -196,12 +196,16 @@ describe('GpuAlerts', () => {
     alerts.thresholds = EVERY_GPU;
     expect(alerts.update(a5000At(3))).toHaveLength(1);
 
-    alerts.thresholds = {
+    const gpuAlertsOff = {
       ...EVERY_GPU,
       memoryEnabled: false,
       temperatureEnabled: false,
       lowUtilizationEnabled: false
     };
+    alerts.thresholds = gpuAlertsOff;
+    // The notification that the GPUs can no longer be read is still on.
+    expect(alerts.enabled).toBe(true);
+    alerts.thresholds = { ...gpuAlertsOff, readFailureEnabled: false };
     expect(alerts.enabled).toBe(false);
   });
 
@@ -309,6 +313,48 @@ it('says nothing at page load of my kernel that already held the GPU, full', () 
   expect(alerts.update(loaded)).toEqual([]);
   loaded.timestamp = 1030;
   expect(alerts.update(loaded)).toEqual([]);
+});
+
+describe('the episodes a page keeps between loads', () => {
+  it('does not report again on the next load a condition that was already reported and still holds', () => {
+    // A hot GPU 1 reported; the page is reloaded while it is still hot.
+    const before = new GpuAlerts(EVERY_GPU);
+    const hot = { 1: { temperature_c: 85 } };
+    expect(before.update(a5000At(1, hot)).map(alert => alert.kind)).toEqual([
+      'memory',
+      'temperature'
+    ]);
+    const kept = before.firing;
+    expect(kept).toEqual([
+      `${a5000At(1).gpus[0].uuid}:memory`,
+      `${a5000At(1).gpus[1].uuid}:temperature`
+    ]);
+
+    const after = new GpuAlerts(EVERY_GPU);
+    after.restore(kept);
+    expect(after.update(a5000At(100, hot))).toEqual([]);
+    // Cooled down, then hot again: a new episode, reported.
+    expect(after.update(a5000At(101, { 1: { temperature_c: 70 } }))).toEqual(
+      []
+    );
+    expect(after.firing).toEqual([`${a5000At(1).gpus[0].uuid}:memory`]);
+    expect(
+      after.update(a5000At(102, hot)).map(alert => [alert.kind, alert.gpuIndex])
+    ).toEqual([['temperature', 1]]);
+  });
+
+  it('reports a condition that the last load did not report, and ignores what it cannot read', () => {
+    const alerts = new GpuAlerts(EVERY_GPU);
+    alerts.restore(['not-an-episode', `${a5000At(1).gpus[1].uuid}:cooling`]);
+    expect(
+      alerts
+        .update(a5000At(1, { 1: { temperature_c: 85 } }))
+        .map(alert => [alert.kind, alert.gpuIndex])
+    ).toEqual([
+      ['memory', 0],
+      ['temperature', 1]
+    ]);
+  });
 });
 
 describe('SourceHealth', () => {

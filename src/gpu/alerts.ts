@@ -27,9 +27,20 @@ export const ALERT_KINDS: readonly GpuAlertKind[] = [
 ];
 
 /**
+ * What a notification of the alerts plugin is about: a GPU alert, or the
+ * GPUs that can no longer be read.
+ */
+export type NotificationKind = GpuAlertKind | 'readFailure';
+
+/**
  * When to raise alerts; the properties of the alerts plugin's settings.
  */
 export interface IAlertThresholds {
+  /**
+   * Whether to notify when readings that worked fail, and when they are
+   * back.
+   */
+  readFailureEnabled: boolean;
   /**
    * Whether to alert only about GPUs on which a kernel of this server holds
    * memory: on a shared server, another user's full GPU is no news.
@@ -161,10 +172,49 @@ export class GpuAlerts {
   }
 
   /**
-   * Whether any kind of alert is switched on.
+   * Whether any kind of notification is switched on.
    */
   get enabled(): boolean {
-    return ALERT_KINDS.some(kind => Private.isEnabled(this._thresholds, kind));
+    return (
+      this._thresholds.readFailureEnabled ||
+      ALERT_KINDS.some(kind => Private.isEnabled(this._thresholds, kind))
+    );
+  }
+
+  /**
+   * The episodes reported and not ended, each as "<GPU uuid>:<kind>": what
+   * a page keeps so that its next load does not report them again.
+   */
+  get firing(): string[] {
+    const keys: string[] = [];
+    for (const [key, state] of this._states) {
+      for (const kind of ALERT_KINDS) {
+        if (state[kind].firing) {
+          keys.push(`${key}:${kind}`);
+        }
+      }
+    }
+    return keys.sort();
+  }
+
+  /**
+   * Take the episodes an earlier load of the page reported (see
+   * {@link firing}) as reported: a condition that still holds is no news.
+   */
+  restore(firing: readonly string[]): void {
+    for (const entry of firing) {
+      const at = entry.lastIndexOf(':');
+      const [key, kind] = [entry.slice(0, at), entry.slice(at + 1)];
+      if (!(ALERT_KINDS as readonly string[]).includes(kind)) {
+        continue;
+      }
+      let state = this._states.get(key);
+      if (!state) {
+        state = Private.idleState();
+        this._states.set(key, state);
+      }
+      state[kind as GpuAlertKind].firing = true;
+    }
   }
 
   /**
@@ -233,14 +283,16 @@ export class GpuAlerts {
 }
 
 /**
- * The setting that switches a kind of alert on and off.
+ * The setting that switches a kind of notification on and off.
  */
-export const ENABLED_SETTING: { [K in GpuAlertKind]: keyof IAlertThresholds } =
-  {
-    memory: 'memoryEnabled',
-    temperature: 'temperatureEnabled',
-    lowUtilization: 'lowUtilizationEnabled'
-  };
+export const ENABLED_SETTING: {
+  [K in NotificationKind]: keyof IAlertThresholds;
+} = {
+  memory: 'memoryEnabled',
+  temperature: 'temperatureEnabled',
+  lowUtilization: 'lowUtilizationEnabled',
+  readFailure: 'readFailureEnabled'
+};
 
 /**
  * A change of whether the GPUs can be read, worth one notification: `lost`

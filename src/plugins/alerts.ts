@@ -4,6 +4,7 @@ import {
 } from '@jupyterlab/application';
 import { Notification } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStateDB } from '@jupyterlab/statedb';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IDisposable } from '@lumino/disposable';
 
@@ -13,9 +14,9 @@ import {
   alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
   ENABLED_SETTING,
-  GpuAlertKind,
   GpuAlerts,
   IAlertThresholds,
+  NotificationKind,
   SourceHealth
 } from '../gpu/alerts';
 import { describeFailure } from '../gpu/failure';
@@ -24,28 +25,46 @@ import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 
 /**
+ * Where the alerts keep the episodes they reported, between loads of the
+ * page.
+ */
+const FIRING_STATE = 'jupyterlab-gpu-monitor:alerts:firing';
+
+/**
  * Raises a notification when a GPU's memory, temperature or idleness crosses
  * a threshold of the settings, once per episode (by default only about GPUs
- * this server's kernels use), each with "Don't show again" and a link to
- * the settings; and one when the GPUs stop being readable, one when they are
- * back.
+ * this server's kernels use; not again on the next load of the page while
+ * it lasts), each with "Don't show again" and a link to the settings; and
+ * one when the GPUs stop being readable, one when they are back.
  */
 export const alertsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:alerts',
   description:
-    'Notifies when a GPU is nearly out of memory, too hot, or idle for minutes while holding memory; once per episode, thresholds in the settings.',
+    'Notifies when a GPU is nearly out of memory, too hot, or idle for minutes while holding memory, and when the GPUs can no longer be read; once per episode, thresholds in the settings.',
   autoStart: true,
   requires: [IGpuMonitorModel],
-  optional: [ISettingRegistry, ITranslator],
+  optional: [ISettingRegistry, ITranslator, IStateDB],
   activate: (
     app: JupyterFrontEnd,
     model: IGpuMonitorModel,
     registry: ISettingRegistry | null,
-    translator: ITranslator | null
+    translator: ITranslator | null,
+    state: IStateDB | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const alerts = new GpuAlerts();
     const health = new SourceHealth();
+    // The episodes the last load of the page reported; readings wait for them.
+    let saved: string[] | null = null;
+    void (state?.fetch(FIRING_STATE) ?? Promise.resolve(undefined)).then(
+      value => {
+        saved = Array.isArray(value) ? value.map(String) : [];
+        alerts.restore(saved);
+      },
+      () => {
+        saved = [];
+      }
+    );
     // The "can no longer be read" notification, dismissed when they are back.
     let lostNotice: string | null = null;
     let settings: ISettingRegistry.ISettings | null = null;
@@ -76,32 +95,36 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
         });
       }
     };
-    const mute = (kind: GpuAlertKind) => ({
+    const mute = (kind: NotificationKind) => ({
       label: trans.__("Don't show again"),
-      caption: trans.__('Turn this kind of GPU alert off in the settings'),
+      caption: trans.__(
+        'Turn this kind of GPU notification off in the settings'
+      ),
       callback: () => {
         settings?.set(ENABLED_SETTING[kind], false)?.catch(reason => {
           console.error('Failed to switch the GPU alert off.', reason);
         });
       }
     });
-    // An alert can be muted and its thresholds changed; lost readings can
-    // only be looked at.
-    const actionsOf = (kind: GpuAlertKind | null) =>
+    const actionsOf = (kind: NotificationKind) =>
       [
         app.commands.hasCommand(CommandIDs.openPanel) ? openPanel : null,
-        kind !== null && settings !== null ? mute(kind) : null,
-        kind !== null && app.commands.hasCommand('settingeditor:open')
-          ? openSettings
-          : null
+        settings !== null ? mute(kind) : null,
+        app.commands.hasCommand('settingeditor:open') ? openSettings : null
       ].filter(action => action !== null);
 
     model.changed.connect(() => {
-      if (watcher === null) {
+      if (watcher === null || saved === null) {
         return;
       }
       const change = health.update(model.snapshot, model.failure);
-      if (change === 'lost') {
+      if (!alerts.thresholds.readFailureEnabled) {
+        // Switched off: what is shown goes with it.
+        if (lostNotice !== null) {
+          Notification.dismiss(lostNotice);
+          lostNotice = null;
+        }
+      } else if (change === 'lost') {
         const reason = model.failure
           ? describeFailure(model.failure, trans).message
           : (model.snapshot?.error?.message ?? '');
@@ -109,7 +132,7 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
           notificationText(
             trans.__('The GPUs can no longer be read: %1', reason)
           ),
-          { autoClose: false, actions: actionsOf(null) }
+          { autoClose: false, actions: actionsOf('readFailure') }
         );
       } else if (change === 'back') {
         if (lostNotice !== null) {
@@ -117,13 +140,21 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
           lostNotice = null;
         }
         Notification.success(trans.__('The GPUs can be read again.'), {
-          autoClose: 5000
+          autoClose: 5000,
+          actions: actionsOf('readFailure')
         });
       }
       if (model.snapshot === null) {
         return;
       }
       const started = alerts.update(model.snapshot);
+      const firing = alerts.firing;
+      if (state && firing.join('\n') !== saved.join('\n')) {
+        saved = firing;
+        state.save(FIRING_STATE, firing).catch(reason => {
+          console.error('Failed to keep the GPU alerts under way.', reason);
+        });
+      }
       for (const { kind, message } of alertMessages(
         started,
         alerts.thresholds,

@@ -265,7 +265,7 @@ test.describe('GPU monitor panel', () => {
     }
   });
 
-  test('keeps the last readings, greyed, when the driver fails mid-session, and says so once', async ({
+  test('keeps the last readings, greyed, when the driver fails mid-session, and says so once, with its mute and settings', async ({
     page
   }) => {
     const panel = await openFromIcon(page);
@@ -276,6 +276,14 @@ test.describe('GPU monitor panel', () => {
       await expect(panel.getByRole('alert')).toContainText(
         "couldn't communicate with the NVIDIA driver"
       );
+      const lost = page.locator('.jp-Notification-Toast-error');
+      await expect(lost).toContainText('The GPUs can no longer be read:');
+      await expect(
+        lost.getByRole('button', { name: "Don't show again" })
+      ).toBeVisible();
+      await expect(
+        lost.getByRole('button', { name: 'Settings' })
+      ).toBeVisible();
       await expect(panel.getByRole('article')).toHaveCount(2);
       await expect(panel.locator('.jp-GpuMonitor-readings')).toHaveClass(
         /jp-mod-stale/
@@ -289,6 +297,66 @@ test.describe('GPU monitor panel', () => {
     await expect(panel.locator('.jp-GpuMonitor-readings')).not.toHaveClass(
       /jp-mod-stale/
     );
+    await expect(page.getByText('The GPUs can be read again.')).toBeVisible();
+    const notifications = await page.evaluate(() =>
+      window.galata.getNotifications()
+    );
+    expect(
+      notifications.map(notification => [
+        notification.type,
+        notification.message.split(':')[0],
+        notification.options.actions?.map(action => action.label)
+      ])
+    ).toEqual([
+      [
+        'success',
+        'The GPUs can be read again.',
+        ['Open GPU Monitor', "Don't show again", 'Settings']
+      ]
+    ]);
+  });
+
+  test('an alert reported before the page is reloaded is not reported again while it lasts', async ({
+    page,
+    baseURL
+  }) => {
+    // Four of the eight V100S under load (57 to 66 °C) above 60 °C.
+    await replaceGpus(page, baseURL!, {
+      FAKE_SMI_XML: path.join(
+        SMI_FIXTURES,
+        'xml',
+        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
+      )
+    });
+    await page.evaluate(async () => {
+      const registry = await window.galata.getPlugin(
+        '@jupyterlab/apputils-extension:settings'
+      );
+      for (const [key, value] of [
+        ['onlyMyGpus', false],
+        ['memoryEnabled', false],
+        ['lowUtilizationEnabled', false],
+        ['temperatureCelsius', 60]
+      ] as const) {
+        await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
+      }
+    });
+    try {
+      const message = 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.';
+      await expect(page.getByText(message)).toBeVisible();
+
+      // JupyterLab saves its state with the workspace within a second.
+      await page.waitForTimeout(2000);
+      await page.reload();
+      await page.waitForTimeout(5000);
+      expect(
+        (await page.evaluate(() => window.galata.getNotifications())).map(
+          notification => notification.message
+        )
+      ).toEqual([]);
+    } finally {
+      await replaceGpus(page, baseURL!, null);
+    }
   });
 
   test('shows the instances of a MIG GPU and "MIG" for its utilization', async ({
