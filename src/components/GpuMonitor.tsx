@@ -197,6 +197,21 @@ namespace Private {
           className={`jp-GpuMonitor-readings${stale || last ? ' jp-mod-stale' : ''}`}
         >
           <p className="jp-GpuMonitor-driver">{facts.join(' · ')}</p>
+          {/* The GPUs first: an 8-GPU server fits the first screen. */}
+          <section className="jp-GpuMonitor-gpus" aria-label={trans.__('GPUs')}>
+            <div className="jp-GpuMonitor-gpuColumns" aria-hidden="true">
+              <span>{trans.__('Utilization')}</span>
+              <span>{trans.__('Memory')}</span>
+            </div>
+            {snapshot.gpus.map(gpu => (
+              <GpuRow
+                key={gpu.uuid ?? gpu.index}
+                gpu={gpu}
+                kernelGpus={model.kernelGpus}
+                trans={trans}
+              />
+            ))}
+          </section>
           {notebook && !last && (
             <NotebookNeed
               notebook={notebook}
@@ -219,6 +234,12 @@ namespace Private {
               trans={trans}
             />
           )}
+          <ProcessList
+            gpus={snapshot.gpus}
+            now={snapshot.timestamp}
+            actions={actions}
+            trans={trans}
+          />
           {model.kernels && model.kernels.length > 0 && (
             <KernelList
               kernels={model.kernels}
@@ -226,26 +247,6 @@ namespace Private {
               trans={trans}
             />
           )}
-          <section className="jp-GpuMonitor-gpus" aria-label={trans.__('GPUs')}>
-            <div className="jp-GpuMonitor-gpuColumns" aria-hidden="true">
-              <span>{trans.__('Utilization')}</span>
-              <span>{trans.__('Memory')}</span>
-            </div>
-            {snapshot.gpus.map(gpu => (
-              <GpuRow
-                key={gpu.uuid ?? gpu.index}
-                gpu={gpu}
-                kernelGpus={model.kernelGpus}
-                trans={trans}
-              />
-            ))}
-          </section>
-          <ProcessList
-            gpus={snapshot.gpus}
-            now={snapshot.timestamp}
-            actions={actions}
-            trans={trans}
-          />
           {model.history.gpus.length > 0 &&
             reportedCharts(props.charts, snapshot).map(kind => (
               <GpuChart

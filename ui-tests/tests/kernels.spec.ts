@@ -1,4 +1,8 @@
 import { expect } from '@jupyterlab/galata';
+import * as path from 'path';
+
+import { SMI_FIXTURES } from './fakeGpu';
+import { cutOffTexts } from './layout';
 
 import {
   holdGpuMemory,
@@ -74,6 +78,57 @@ test.describe('who is using the GPU', () => {
     expect(
       (await serverKernels(page, baseURL!)).map(each => each.kernel_id)
     ).not.toContain(kernel.kernel_id);
+  });
+
+  test("with a notebook whose kernel runs on all 8 V100S, the 8 GPUs are still on the panel's first screen at 250 px, above the processes and kernels, nothing cut off", async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    // The screen of the report: 1600 × 1000.
+    await page.setViewportSize({ width: 1600, height: 1000 });
+    // A day's work: notebooks whose kernels hold no GPU memory beside it.
+    for (const name of ['explore.ipynb', 'plots.ipynb', 'eval.ipynb']) {
+      await openNotebookWith(page, tmpPath, name, 'python3');
+    }
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      'ddp.ipynb',
+      'python3',
+      ['import time']
+    );
+    // The capture's training job (pid 37305, on every GPU) as this kernel.
+    await holdGpuMemory(page, baseURL!, notebookPath, {
+      xml: path.join(
+        SMI_FIXTURES,
+        'xml',
+        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
+      ),
+      pid: '37305',
+      memoryMiB: 246140
+    });
+    const panel = await openPanel(page);
+    await page.sidebar.setWidth(250, 'left');
+    await expect(
+      panel.getByRole('table', { name: 'GPU memory of my kernels' })
+    ).toContainText('ddp.ipynb');
+    await expect(
+      panel.getByRole('table', { name: 'Processes on the GPUs' })
+    ).toContainText('ddp.ipynb');
+
+    const rows = panel.getByRole('article');
+    await expect(rows).toHaveCount(8);
+    const bottom = await rows
+      .last()
+      .evaluate(element => element.getBoundingClientRect().bottom);
+    const screen = await panel.evaluate(element => ({
+      bottom: element.getBoundingClientRect().bottom,
+      scrolled: element.scrollTop
+    }));
+    expect(screen.scrolled).toBe(0);
+    expect(bottom).toBeLessThanOrEqual(screen.bottom);
+    expect(await cutOffTexts(panel)).toEqual([]);
   });
 
   test("the status bar follows the current notebook's kernel to the GPUs it uses", async ({
