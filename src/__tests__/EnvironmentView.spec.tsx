@@ -226,6 +226,50 @@ describe('EnvironmentView', () => {
       (getByRole('button', { name: 'Refresh' }) as HTMLButtonElement).disabled
     ).toBe(true);
   });
+
+  it('says beside a disabled command why it is disabled', () => {
+    const commands = new CommandRegistry();
+    for (const [id, label] of [
+      [CommandIDs.refreshEnvironment, 'Refresh'],
+      [CommandIDs.deepCheck, 'Deep Check']
+    ]) {
+      commands.addCommand(id, {
+        label,
+        isEnabled: () => false,
+        execute: () => undefined
+      });
+    }
+    const stopped = inspectorAt('server', {
+      target: {
+        label: 'train.ipynb',
+        sessionContext: { session: null } as any,
+        notebook: null
+      }
+    });
+    /**
+     * The text a button is described by (aria-describedby).
+     */
+    const description = (button: HTMLElement) =>
+      document.getElementById(button.getAttribute('aria-describedby') ?? '')
+        ?.textContent;
+    const { getByRole, unmount } = renderView(stopped, commands);
+    const refresh = getByRole('button', { name: 'Refresh' });
+    expect(description(refresh)).toBe('(start its kernel first)');
+    expect(refresh.nextSibling?.textContent).toBe('(start its kernel first)');
+    unmount();
+
+    // A kernel of another language: Deep Check says so.
+    const other = renderView(inspectorAt('no-probe'), commands);
+    expect(description(other.getByRole('button', { name: 'Deep Check' }))).toBe(
+      '(not a Python kernel)'
+    );
+    other.unmount();
+
+    const none = renderView(inspectorAt('server', { target: null }), commands);
+    expect(description(none.getByRole('button', { name: 'Refresh' }))).toBe(
+      '(open a notebook or console first)'
+    );
+  });
 });
 
 describe('FindingList', () => {

@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
+import { noKernelReason } from '../env/glance';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
 import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -67,8 +68,20 @@ export function EnvironmentView(
             ? trans.__('Environment of %1', target.label)
             : trans.__('Environment')}
         </h2>
-        <CommandButton commands={commands} id={CommandIDs.refreshEnvironment} />
-        <CommandButton commands={commands} id={CommandIDs.deepCheck} />
+        <CommandButton
+          commands={commands}
+          id={CommandIDs.refreshEnvironment}
+          disabledReason={noKernelReason(inspector, trans)}
+        />
+        <CommandButton
+          commands={commands}
+          id={CommandIDs.deepCheck}
+          disabledReason={
+            inspector.phase === 'no-probe'
+              ? trans.__('(not a Python kernel)')
+              : null
+          }
+        />
       </div>
       <KernelEnvironment
         inspector={inspector}

@@ -3,6 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
+import { noKernelReason } from '../env/glance';
 import { formatList } from '../gpu/units';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
 import { CommandButton } from './CommandButton';
@@ -118,6 +119,7 @@ export function FingerprintSection(
         <CommandButton
           commands={commands}
           id={CommandIDs.exportEnvironmentFile}
+          disabledReason={noKernelReason(inspector, trans)}
         />
         <CommandButton
           commands={commands}

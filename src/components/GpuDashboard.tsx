@@ -89,9 +89,11 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
           title={
             paused
               ? trans.__('Follow the readings again')
-              : trans.__(
-                  'Hold the charts as they are; readings go on being kept'
-                )
+              : model.history.timestamps.length === 0
+                ? trans.__('No readings to hold yet')
+                : trans.__(
+                    'Hold the charts as they are; readings go on being kept'
+                  )
           }
           disabled={model.history.timestamps.length === 0}
           onClick={() =>

@@ -116,7 +116,11 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
           type="button"
           className="jp-GpuMonitor-export"
           aria-label={trans.__('Export CSV')}
-          title={trans.__('Export the readings the charts show as CSV')}
+          title={
+            model.history.timestamps.length === 0
+              ? trans.__('No readings to export yet')
+              : trans.__('Export the readings the charts show as CSV')
+          }
           disabled={model.history.timestamps.length === 0}
           onClick={props.onExport}
         >

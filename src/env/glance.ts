@@ -1,4 +1,5 @@
 import { PathExt } from '@jupyterlab/coreutils';
+import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IEnvironmentInspector } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -100,4 +101,22 @@ export function glanceAt(
         : null,
     torchDevices: probe?.torch?.devices ?? null
   };
+}
+
+/**
+ * Why the commands on the inspected kernel are disabled, to show beside
+ * them: no notebook or console, or one whose kernel is not running; null
+ * when a kernel runs.
+ */
+export function noKernelReason(
+  inspector: IEnvironmentInspector,
+  trans: TranslationBundle
+): string | null {
+  const target = inspector.target;
+  if (!target) {
+    return trans.__('(open a notebook or console first)');
+  }
+  return target.sessionContext.session?.kernel
+    ? null
+    : trans.__('(start its kernel first)');
 }
