@@ -11,6 +11,7 @@ import {
   a100MigSnapshot,
   a5000History,
   a5000Snapshot,
+  driverNotLoadedSnapshot,
   noGpuSnapshot
 } from './payloads';
 
@@ -186,5 +187,23 @@ describe('GpuDashboard', () => {
       'No NVIDIA GPU found on this server'
     );
     expect(queryAllByRole('figure')).toHaveLength(0);
+  });
+
+  it('keeps the charts, greyed, under the error when the driver fails mid-session, and says when it last tried', () => {
+    const { model } = modelWith(driverNotLoadedSnapshot());
+    (model as any).lastReadings = a5000Snapshot();
+
+    const { container, getAllByRole, getByRole } = renderDashboard(model);
+
+    expect(getByRole('alert').textContent).toContain(
+      "couldn't communicate with the NVIDIA driver"
+    );
+    expect(getByRole('alert').textContent).toMatch(
+      /Last tried at .* · retrying every 1 s/
+    );
+    expect(getAllByRole('figure')).toHaveLength(4);
+    expect(
+      container.querySelector('.jp-GpuMonitor-dashboardCharts')?.classList
+    ).toContain('jp-mod-stale');
   });
 });

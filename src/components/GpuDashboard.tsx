@@ -4,7 +4,7 @@ import * as React from 'react';
 import { runBands } from '../cells/format';
 import { CHART_KINDS, ChartKind } from '../gpu/chartKinds';
 import { currentColumns, reportedCharts } from '../gpu/charts';
-import { describeFailure } from '../gpu/failure';
+import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
 import { toggleGpu } from '../gpu/legend';
 import { IGpuMonitorModel, IGpuTimeSeries, INotebookGpuRuns } from '../tokens';
@@ -69,6 +69,15 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
   const [hidden, setHidden] = React.useState<ReadonlySet<number>>(new Set());
   const history = paused ?? model.history;
   const failed = failure && describeFailure(failure, trans);
+  const retry = retryText(model, trans) ?? undefined;
+  const message = snapshot && snapshotMessage(snapshot, trans, retry);
+  // The GPUs worked and now fail: the last readings stay, greyed, under the
+  // error, as in the panel.
+  const last =
+    snapshot && message
+      ? lastReadingsUnder(snapshot, model.lastReadings)
+      : null;
+  const shown = last ?? (message ? null : snapshot);
   return (
     <div className="jp-GpuMonitor-dashboardBody">
       <div className="jp-GpuMonitor-header">
@@ -112,38 +121,39 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
         <MonitorMessage
           message={failed.message}
           hint={failed.hint}
+          retry={retry}
           trans={trans}
         />
       )}
-      {snapshot === null
-        ? !failure && (
-            <p className="jp-GpuMonitor-loading" role="status">
-              {trans.__('Reading the GPUs…')}
-            </p>
-          )
-        : (snapshotMessage(snapshot, trans) ?? (
-            <Private.Charts
-              snapshot={snapshot}
-              history={history}
-              stale={!!failure}
-              windowSeconds={windowSeconds}
-              themeRevision={props.themeRevision}
-              notebook={notebook}
-              hidden={hidden}
-              onToggleGpu={(index, solo) =>
-                setHidden(
-                  toggleGpu(
-                    hidden,
-                    index,
-                    solo,
-                    currentColumns(history, snapshot).map(gpu => gpu.index)
-                  )
-                )
-              }
-              onRevealCell={props.onRevealCell}
-              trans={trans}
-            />
-          ))}
+      {snapshot === null && !failure && (
+        <p className="jp-GpuMonitor-loading" role="status">
+          {trans.__('Reading the GPUs…')}
+        </p>
+      )}
+      {message}
+      {shown && (
+        <Private.Charts
+          snapshot={shown}
+          history={history}
+          stale={!!failure || last !== null}
+          windowSeconds={windowSeconds}
+          themeRevision={props.themeRevision}
+          notebook={notebook}
+          hidden={hidden}
+          onToggleGpu={(index, solo) =>
+            setHidden(
+              toggleGpu(
+                hidden,
+                index,
+                solo,
+                currentColumns(history, shown).map(gpu => gpu.index)
+              )
+            )
+          }
+          onRevealCell={props.onRevealCell}
+          trans={trans}
+        />
+      )}
     </div>
   );
 }

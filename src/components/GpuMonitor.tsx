@@ -5,7 +5,7 @@ import * as React from 'react';
 import { runBands } from '../cells/format';
 import { ChartKind } from '../gpu/chartKinds';
 import { reportedCharts } from '../gpu/charts';
-import { describeFailure, retryText } from '../gpu/failure';
+import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { formatClockTime } from '../gpu/units';
 import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -85,13 +85,7 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
   const { model, trans } = props;
   const { snapshot, failure } = model;
   const failed = failure && describeFailure(failure, trans);
-  const retry =
-    retryText(
-      model.lastTried,
-      failure !== null,
-      model.refreshIntervalSeconds,
-      trans
-    ) ?? undefined;
+  const retry = retryText(model, trans) ?? undefined;
   return (
     <div className="jp-GpuMonitor-body">
       <div className="jp-GpuMonitor-header">
@@ -176,10 +170,9 @@ namespace Private {
     const message = snapshotMessage(props.snapshot, trans, props.retry);
     // The GPUs worked and now fail (a driver that fell over): the last
     // readings stay, greyed, under the error.
-    const last =
-      message && props.snapshot.error?.kind !== 'not_installed'
-        ? model.lastReadings
-        : null;
+    const last = message
+      ? lastReadingsUnder(props.snapshot, model.lastReadings)
+      : null;
     if (message && !last) {
       return message;
     }

@@ -1,7 +1,8 @@
 import { ServerConnection } from '@jupyterlab/services';
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { IRequestFailure } from '../tokens';
+import { IGpuMonitorModel, IRequestFailure } from '../tokens';
+import { IGpuSnapshot } from '../restapi/gpus';
 import { formatClockTime } from './units';
 
 /**
@@ -76,25 +77,39 @@ export function describeFailure(
  * that failed is retried less and less often, up to every 30 s (or the
  * interval, when longer); a server that answered with an error is asked
  * again at the interval. Null before the first try.
- *
- * @param lastTried - when, in milliseconds since the epoch
- * @param requestFailed - whether the request itself failed
  */
 export function retryText(
-  lastTried: number | null,
-  requestFailed: boolean,
-  intervalSeconds: number,
+  model: Pick<
+    IGpuMonitorModel,
+    'lastTried' | 'failure' | 'refreshIntervalSeconds'
+  >,
   trans: TranslationBundle
 ): string | null {
-  if (lastTried === null) {
+  if (model.lastTried === null) {
     return null;
   }
-  const at = formatClockTime(lastTried / 1000, true);
-  return requestFailed
+  const at = formatClockTime(model.lastTried / 1000, true);
+  const intervalSeconds = model.refreshIntervalSeconds;
+  return model.failure !== null
     ? trans.__(
         'Last tried at %1 · retrying, less often while it fails (at most %2 s apart)',
         at,
         Math.max(30, intervalSeconds)
       )
     : trans.__('Last tried at %1 · retrying every %2 s', at, intervalSeconds);
+}
+
+/**
+ * The readings a view keeps showing, greyed, under a snapshot without GPUs:
+ * the last that had some, when GPUs that worked fail (a driver that fell
+ * over); none on a machine without an NVIDIA driver, which never had them.
+ */
+export function lastReadingsUnder(
+  snapshot: IGpuSnapshot,
+  lastReadings: IGpuSnapshot | null
+): IGpuSnapshot | null {
+  const without = snapshot.error !== null || snapshot.gpus.length === 0;
+  return without && snapshot.error?.kind !== 'not_installed'
+    ? lastReadings
+    : null;
 }

@@ -28,8 +28,8 @@ HINTS = {
         "(RmInitAdapter failed), and that the container was given GPUs."
     ),
     "gpu_lost": N_(
-        "A GPU fell off the bus (Xid 79): check `dmesg`; it usually needs a reboot or "
-        "`nvidia-smi -r` by an administrator."
+        "A GPU fell off the bus (Xid 79): check `dmesg`; it usually needs a reboot, or a reset "
+        "of the GPUs once no process uses them (`sudo nvidia-smi -r`)."
     ),
     "permission": N_(
         "This user, or the operating system, may not open the GPUs: check the permissions of "
