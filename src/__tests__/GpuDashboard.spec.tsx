@@ -1,9 +1,11 @@
 import { nullTranslator } from '@jupyterlab/translation';
-import { fireEvent, render, within } from '@testing-library/react';
+import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
+import uPlot from 'uplot';
 
 import { GpuDashboard } from '../components/GpuDashboard';
 import { GpuHistoryBuffer } from '../gpu/history';
+import { formatClockTime } from '../gpu/units';
 import { IGpuMonitorModel } from '../tokens';
 import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
 import { fakeCharts } from './fakeUPlot';
@@ -103,6 +105,37 @@ describe('GpuDashboard', () => {
       undefined,
       'Slows down at 95 °C',
       'Limit 230 W'
+    ]);
+  });
+
+  it("names the crosshair's moment in each legend, beside every GPU's value then", () => {
+    const { model } = modelWith(a5000Snapshot());
+    const { getAllByRole } = renderDashboard(model);
+    const [utilization, memory] = getAllByRole('figure');
+    expect(utilization.querySelector('.jp-GpuMonitor-legendTime')).toBeNull();
+
+    // One crosshair across the charts: each reports the reading under it.
+    act(() => {
+      for (const chart of fakeCharts) {
+        chart.options.hooks!.setCursor![0]!({
+          cursor: { idx: 0 }
+        } as unknown as uPlot);
+      }
+    });
+
+    const first = a5000History();
+    const at = `At ${formatClockTime(first.timestamps[0], true)}:`;
+    expect(
+      utilization.querySelector('.jp-GpuMonitor-legendTime')?.textContent
+    ).toBe(at);
+    expect(
+      within(memory)
+        .getAllByRole('listitem')
+        .map(item => item.textContent)
+    ).toEqual([
+      at,
+      `GPU 0 ${(first.gpus[0].memory_used_mib[0]! / 1024).toFixed(1)} GiB`,
+      `GPU 1 ${(first.gpus[1].memory_used_mib[0]! / 1024).toFixed(1)} GiB`
     ]);
   });
 

@@ -12,7 +12,7 @@ import {
   ITimeBand
 } from '../gpu/charts';
 import { indexAt } from '../gpu/history';
-import { formatReading } from '../gpu/units';
+import { formatClockTime, formatReading } from '../gpu/units';
 import { IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { SeriesSwatch } from './SeriesSwatch';
@@ -140,6 +140,15 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         onBandClick={props.onBandClick}
       />
       <ul className="jp-GpuMonitor-legend">
+        {/* The crosshair's moment, whose values the GPUs' items show. */}
+        {cursor !== null && history.timestamps[cursor] !== undefined && (
+          <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-legendTime">
+            {trans.__(
+              'At %1:',
+              formatClockTime(history.timestamps[cursor], true)
+            )}
+          </li>
+        )}
         {all.map(gpu => {
           const value = gpu.values[field][position] ?? null;
           const text = (
