@@ -8,11 +8,16 @@
 //   Array.prototype.slice of the same columns, which is what a panel that copies its window
 //   out of the history on every tick would pay at least;
 // - the dashboard's tick (the same reading, then each chart the GPUs report: its GPUs shown
-//   with one hidden, its data, limits and window) relative to the sidebar's tick;
+//   with one hidden, its data, limits and a window of the whole hour) relative to the
+//   sidebar's tick;
+// - drawing a tick in Debian's Chromium: uPlot's setData of an hour of 8 GPUs on the
+//   dashboard's 4 full-size charts (520 x 280 px) relative to the sidebar's 4 (230 x 120 px),
+//   the charts' own series styles, in one page, in turns;
 // - the JS heap after 2 simulated hours relative to after 1 (bounded history: about 1.0);
-// - the labextension's static assets, gzipped.
-import { readdirSync, readFileSync } from 'node:fs';
-import { register } from 'node:module';
+// - the labextension's static assets, gzipped (every file, lazily loaded ones too: what /lab
+//   itself fetches is measured by ui-tests/tests/dashboard.spec.ts on a production build).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -42,7 +47,7 @@ register(
 );
 const { GpuHistoryBuffer } = await import('../lib/gpu/history.js');
 const { CHART_KINDS, chartWindow } = await import('../lib/gpu/chartKinds.js');
-const { chartData, chartLimits, currentColumns, reportedCharts } =
+const { chartData, chartLimits, currentColumns, reportedCharts, seriesStyle } =
   await import('../lib/gpu/charts.js');
 
 if (typeof globalThis.gc !== 'function') {
@@ -169,7 +174,7 @@ function dashboardTick(buffer, delta) {
     points += chartData(buffer, kind, shown).length;
     points += chartLimits(kind, snapshot).lines.length;
   }
-  return points + chartWindow(buffer, 300).max;
+  return points + chartWindow(buffer, HOUR).max;
 }
 const dashboardMicros = time(() => {
   delta.timestamps[0] = clock++;
@@ -180,10 +185,16 @@ const panelMicros = time(() => {
   tick(full, 0, delta);
 });
 
-// 4. What the browser downloads.
+// 4. Drawing it: uPlot in a real browser, the dashboard's charts against the sidebar's.
+const drawn = await drawInChromium();
+
+// 5. What the browser downloads.
 let gzipped = 0;
 let files = 0;
 for (const name of readdirSync(STATIC)) {
+  if (name.endsWith('.map')) {
+    continue;
+  }
   gzipped += gzipSync(readFileSync(join(STATIC, name)), { level: 9 }).length;
   files++;
 }
@@ -199,9 +210,123 @@ console.log(
     `ratio ${(dashboardMicros / panelMicros).toFixed(2)}`
 );
 console.log(
+  drawn === null
+    ? 'drawing in Chromium: skipped (no /usr/bin/chromium; set CHROMIUM to another)'
+    : `drawing a tick in Chromium, ${GPUS} GPUs x ${CHART_KINDS.length} charts x ${HOUR} readings: ` +
+        `dashboard (520 x 280 px) ${drawn.dashboard.toFixed(2)} ms; sidebar (230 x 120 px) ` +
+        `${drawn.sidebar.toFixed(2)} ms; ratio ${(drawn.dashboard / drawn.sidebar).toFixed(2)}`
+);
+console.log(
   `JS heap after 2 simulated hours / after 1: ${(afterTwoHours / afterOneHour).toFixed(3)} ` +
     `(${afterTwoHours.toFixed(1)} MiB / ${afterOneHour.toFixed(1)} MiB; ${kept} readings kept)`
 );
 console.log(
-  `labextension static assets: ${(gzipped / 1024).toFixed(1)} KiB gzipped (${files} files)`
+  `labextension static assets, no source maps: ${(gzipped / 1024).toFixed(1)} KiB gzipped (${files} files)`
 );
+
+/**
+ * The median time of a tick's drawing, in ms, of the dashboard's charts and of the sidebar's:
+ * uPlot (the panel's own copy) in Debian's Chromium, each chart given an hour of 8 GPUs one
+ * reading longer than the last (setData redraws it), the two sets in turns in one page. Null
+ * without Chromium.
+ */
+async function drawInChromium() {
+  const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    return null;
+  }
+  const require = createRequire(join(ROOT, 'ui-tests', 'package.json'));
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({
+    executablePath,
+    args: ['--disable-gpu', '--disable-background-networking', '--no-first-run']
+  });
+  try {
+    const page = await browser.newPage({
+      viewport: { width: 1600, height: 1000 }
+    });
+    await page.addScriptTag({
+      path: join(ROOT, 'node_modules', 'uplot', 'dist', 'uPlot.iife.min.js')
+    });
+    // The series as the charts style them: a colour each, dashed from the sixth GPU on.
+    const series = Array.from(
+      { length: GPUS },
+      (_, index) => seriesStyle(index).dash
+    );
+    return await page.evaluate(
+      ({ gpus, hour, kinds, dashes }) => {
+        const make = (width, height) =>
+          Array.from({ length: kinds }, () => {
+            const element = document.createElement('div');
+            document.body.appendChild(element);
+            return new uPlot(
+              {
+                width,
+                height,
+                legend: { show: false },
+                scales: { x: { time: true } },
+                axes: [{ size: 30 }, { size: 40 }],
+                series: [
+                  {},
+                  ...dashes.map((dash, index) => ({
+                    stroke: `hsl(${index * 45}, 70%, 45%)`,
+                    width: 1.5,
+                    points: { show: false },
+                    ...(dash ? { dash } : {})
+                  }))
+                ]
+              },
+              [[]],
+              element
+            );
+          });
+        const dashboard = make(520, 280);
+        const sidebar = make(230, 120);
+        const start = 1_800_000_000;
+        const columns = [Array.from({ length: hour }, (_, i) => start + i)];
+        for (let gpu = 0; gpu < gpus; gpu++) {
+          columns.push(
+            Array.from(
+              { length: hour },
+              (_, i) => 50 + 40 * Math.sin((i + gpu * 90) / 300)
+            )
+          );
+        }
+        const tick = charts => {
+          columns[0].push(columns[0][columns[0].length - 1] + 1);
+          columns[0].shift();
+          for (let gpu = 1; gpu <= gpus; gpu++) {
+            columns[gpu].push(columns[gpu][0]);
+            columns[gpu].shift();
+          }
+          const began = performance.now();
+          for (const chart of charts) {
+            // In a batch, uPlot draws before it returns (else in a microtask).
+            chart.batch(() =>
+              chart.setData(columns.map(column => column.slice()))
+            );
+          }
+          return performance.now() - began;
+        };
+        const median = values =>
+          values.sort((a, b) => a - b)[values.length >> 1];
+        const times = { dashboard: [], sidebar: [] };
+        for (let round = 0; round < 5; round++) {
+          tick(dashboard);
+          tick(sidebar);
+        }
+        for (let round = 0; round < 60; round++) {
+          times.dashboard.push(tick(dashboard));
+          times.sidebar.push(tick(sidebar));
+        }
+        return {
+          dashboard: median(times.dashboard),
+          sidebar: median(times.sidebar)
+        };
+      },
+      { gpus: GPUS, hour: HOUR, kinds: CHART_KINDS.length, dashes: series }
+    );
+  } finally {
+    await browser.close();
+  }
+}
