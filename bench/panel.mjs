@@ -257,6 +257,8 @@ async function drawInChromium() {
       ({ gpus, hour, kinds, dashes }) => {
         const make = (width, height) =>
           Array.from({ length: kinds }, () => {
+            // The page's own globals: this function runs in Chromium.
+            const { document, uPlot } = globalThis;
             const element = document.createElement('div');
             document.body.appendChild(element);
             return new uPlot(
