@@ -1,8 +1,9 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 
+import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { GpuDashboard } from '../components/GpuDashboard';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { formatClockTime } from '../gpu/units';
@@ -12,6 +13,7 @@ import { fakeCharts } from './fakeUPlot';
 import {
   a100MigSnapshot,
   a5000History,
+  a5000KernelSpans,
   a5000Snapshot,
   driverNotLoadedSnapshot,
   noGpuSnapshot
@@ -46,14 +48,18 @@ function modelWith(snapshot: IGpuSnapshot): {
 /**
  * The dashboard for a model.
  */
-function renderDashboard(model: IGpuMonitorModel): ReturnType<typeof render> {
+function renderDashboard(
+  model: IGpuMonitorModel,
+  notebook: NotebookGpuRuns | null = null,
+  onRevealCell = jest.fn()
+): ReturnType<typeof render> {
   return render(
     <GpuDashboard
       model={model}
       windowSeconds={3600}
       themeRevision={0}
-      notebook={null}
-      onRevealCell={jest.fn()}
+      notebook={notebook}
+      onRevealCell={onRevealCell}
       trans={trans}
     />
   );
@@ -137,6 +143,38 @@ describe('GpuDashboard', () => {
       `GPU 0 ${(first.gpus[0].memory_used_mib[0]! / 1024).toFixed(1)} GiB`,
       `GPU 1 ${(first.gpus[1].memory_used_mib[0]! / 1024).toFixed(1)} GiB`
     ]);
+  });
+
+  it("shades the current notebook's cell runs on every chart, and reveals a cell from its band", () => {
+    const { model, history } = modelWith(a5000Snapshot());
+    const notebook = new NotebookGpuRuns({ path: 'train.ipynb' });
+    const last = history.timestamps[history.timestamps.length - 1];
+    const run = notebook.add({
+      cellId: 'cell-train',
+      executionCount: 4,
+      firstLine: 'train(model)',
+      start: last - 20,
+      end: last - 5
+    });
+    notebook.setFigures(run, a5000KernelSpans().spans[1]);
+    const onRevealCell = jest.fn();
+
+    const { getAllByRole } = renderDashboard(model, notebook, onRevealCell);
+
+    expect(
+      getAllByRole('img').map(chart => chart.getAttribute('aria-label'))
+    ).toEqual(Array(4).fill(expect.stringMatching(/, 1 cell run shaded$/)));
+    const chart = fakeCharts[fakeCharts.length - 1];
+    act(() => {
+      chart.options.hooks!.setCursor![0]!({
+        cursor: { idx: 0, left: last - 10 },
+        over: chart.over,
+        posToVal: (pixel: number) => pixel
+      } as unknown as uPlot);
+      chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
+      chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
+    });
+    expect(onRevealCell).toHaveBeenCalledWith('cell-train');
   });
 
   it('draws no chart of a measurement no GPU reports, and says which', () => {
