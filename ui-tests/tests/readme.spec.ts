@@ -42,8 +42,9 @@ test.describe('README screenshots', () => {
       );
       const dashboard = page.getByRole('tabpanel', { name: 'GPU Dashboard' });
       await expect(dashboard.locator('canvas')).toHaveCount(4);
-      // A minute of readings on the charts.
-      await page.waitForTimeout(60000);
+      // A minute of readings, in a window of a minute: the charts full.
+      await dashboard.getByRole('combobox').selectOption({ label: '1 min' });
+      await page.waitForTimeout(65000);
       for (const theme of ['light', 'dark']) {
         if (theme === 'dark') {
           await page.theme.setDarkTheme();
