@@ -112,6 +112,7 @@ def a10g(**overrides) -> dict:
         "UtilizationRates": SimpleNamespace(gpu=0, memory=0),
         "MemoryInfo": SimpleNamespace(total=23028 * MIB, used=22 * MIB, free=22569 * MIB),
         "Temperature": 17,
+        "TemperatureThreshold": 95,
         "PowerUsage": 25_580,
         "EnforcedPowerLimit": 300_000,
         "FanSpeed": 0,

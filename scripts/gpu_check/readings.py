@@ -24,7 +24,7 @@ from .captures import Capture
 from .compare import Comparison, compare_moment
 
 # What the CSV queries cannot say, which the nvidia-smi source takes from the XML.
-_NOT_IN_CSV = ("cuda_version", "mig_devices", "processes.gpu_instance_id")
+_NOT_IN_CSV = ("cuda_version", "mig_devices", "processes.gpu_instance_id", "temperature_slowdown_c")
 
 
 @dataclass
