@@ -8,6 +8,12 @@ replays real captures, and two notebook sessions with real python3 kernels, ``tr
 
 - ``a100-mig-snapshot.json``, ``tesla-v100s-x8-snapshot.json``, ``h100-mig-list-snapshot.json``:
   ``jupyter-gpu-monitor snapshot --json --from`` the capture ``FROM_CAPTURES`` names.
+- ``no-gpu-snapshot.json``: ``jupyter-gpu-monitor snapshot --json`` on this machine, which must
+  have no NVIDIA driver (no libnvidia-ml.so, no nvidia-smi on PATH).
+- ``rtx-a5000-x2-history-with-gap.json``, ``driver-not-loaded-snapshot.json``: a server of its
+  own replaying the two-A5000 capture, ``GET gpus/history`` after 38 reads, a gap (nobody asked
+  for longer than ``idle_seconds``, so the sampler stopped) and 4 reads more; then ``GET gpus``
+  replaying the error capture of a driver that is not loaded.
 - ``rtx-a5000-x2-snapshot.json``: ``GET gpus`` of the server replaying the two-A5000 capture
   before any kernel holds memory (its llama-server is no process of this machine).
 - ``rtx-a5000-x2-kernel-snapshot.json``, ``rtx-a5000-x2-kernels.json``: ``GET gpus`` and
@@ -145,12 +151,13 @@ async def _taking(watcher: Watcher, control: Path, settings: dict, holds) -> dic
 
 
 def snapshots_from_captures() -> dict[str, object]:
-    """What the CLI prints for each capture of ``FROM_CAPTURES``, by fixture file name."""
-    cli = Path(sys.executable).with_name("jupyter-gpu-monitor")
-    return {
+    """What the CLI prints for each capture of ``FROM_CAPTURES``, and for this machine without
+    an NVIDIA driver, by fixture file name."""
+    cli = str(Path(sys.executable).with_name("jupyter-gpu-monitor"))
+    payloads: dict[str, object] = {
         name: json.loads(
             subprocess.run(
-                [str(cli), "snapshot", "--json", "--from", str(SMI_FIXTURES / capture)],
+                [cli, "snapshot", "--json", "--from", str(SMI_FIXTURES / capture)],
                 check=True,
                 capture_output=True,
                 text=True,
@@ -158,10 +165,55 @@ def snapshots_from_captures() -> dict[str, object]:
         )
         for name, capture in FROM_CAPTURES.items()
     }
+    # Exit status 1: the GPUs could not be read, which is the point here.
+    here = subprocess.run(
+        [cli, "snapshot", "--json"], capture_output=True, text=True, env={"PATH": "/nonexistent"}
+    )
+    no_gpu = json.loads(here.stdout)
+    if (no_gpu["error"] or {}).get("kind") != "not_installed":
+        raise RuntimeError(f"this machine has an NVIDIA driver: {here.stdout[:300]}")
+    payloads["no-gpu-snapshot.json"] = no_gpu
+    return payloads
+
+
+async def _reads(api: Api, count: int) -> None:
+    """Wait until the server has read the GPUs ``count`` times since it started."""
+    deadline = time.monotonic() + 2 * count * INTERVAL_SECONDS + 30
+    while time.monotonic() < deadline:
+        status = await api.call("GET", "gpu-monitor/api/status", payload="ServerStatus")
+        if status["reads"] >= count:
+            return
+        await asyncio.sleep(INTERVAL_SECONDS / 4)
+    raise RuntimeError(f"the server did not read the GPUs {count} times")
+
+
+async def record_history_and_error(api: Api, control: Path) -> dict[str, object]:
+    """The history of a server whose sampler stopped once, and its answer when the driver
+    is not loaded."""
+    payloads: dict[str, object] = {}
+    watcher = Watcher(api)
+    try:
+        await _reads(api, 38)
+        watcher.watching = False
+        # Nobody asks: the sampler stops once idle_seconds have passed, and there is a gap.
+        await asyncio.sleep(IDLE_SECONDS + 7 * INTERVAL_SECONDS)
+        watcher.watching = True
+        await _reads(api, 42)
+        payloads["rtx-a5000-x2-history-with-gap.json"] = await api.call(
+            "GET", "gpu-monitor/api/gpus/history", payload="GpuHistory"
+        )
+        error = str(SMI_FIXTURES / "errors/driver-not-loaded-couldnt-communicate.txt")
+        await _tell(control, {"FAKE_SMI_ERROR": error, "FAKE_SMI_EXIT": "9"})
+        payloads["driver-not-loaded-snapshot.json"] = await watcher.until(
+            lambda snapshot: snapshot["error"] is not None, "of the driver not loaded"
+        )
+    finally:
+        watcher.stop()
+    return payloads
 
 
 async def record(folder: Path) -> dict[str, object]:
-    """The payloads the server answers, by fixture file name."""
+    """The payloads the servers answer, by fixture file name."""
     control = folder / "fake-nvidia-smi.json"
     for name in FAKE_VARIABLES:
         os.environ.pop(name, None)
@@ -175,11 +227,12 @@ async def record(folder: Path) -> dict[str, object]:
     }
     write_kernelspec(folder, KERNEL_NAME, sys.executable, "Python 3")
     problems: dict[str, list[str]] = {}
-    payloads: dict[str, object] = {}
     log = folder / "jupyter-server.log"
-    async with running_server(
-        folder, log, str(REPO / "jupyter_server_ext"), monitor, problems
-    ) as api:
+    package = str(REPO / "jupyter_server_ext")
+    async with running_server(folder / "history", log, package, monitor, problems) as api:
+        payloads = await record_history_and_error(api, control)
+    await _tell(control, {})
+    async with running_server(folder, log, package, monitor, problems) as api:
         train = await api.open_notebook("train.ipynb", KERNEL_NAME)
         idle = await api.open_notebook("idle.ipynb", KERNEL_NAME)
         pid = (await _kernel_pids(api, [train, idle]))[train]

@@ -15,7 +15,7 @@ import {
   IEnvironment,
   IEnvironmentPackages
 } from './restapi/envs';
-import { IGpuSnapshot } from './restapi/gpus';
+import { IGpuSnapshot, IMachineSeries } from './restapi/gpus';
 import { IDiagnosis, IFinding, IKernelProbe } from './restapi/inspector';
 import { IKernelSummary, ISpanFigures } from './restapi/kernels';
 
@@ -141,6 +141,10 @@ export interface IGpuTimeSeries {
    * The columns of each GPU, by index.
    */
   readonly gpus: readonly IGpuColumns[];
+  /**
+   * The machine's columns, null where a reading has none.
+   */
+  readonly machine: Readonly<IMachineSeries>;
   /**
    * The time between two readings on the server, in seconds.
    */

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import TraitError
 
@@ -11,6 +13,7 @@ from .gpu.model import Snapshot
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernels import KernelJoin
+from .machine.host import MachineReader
 from .routes import setup_off_handlers, setup_route_handlers
 from .translation import use_server_locale
 
@@ -54,10 +57,12 @@ class GpuMonitorExtension(ExtensionApp):
         )
         # What each kernel held at each read, for the figures of its cells.
         kernel_memory = KernelMemoryHistory(config.history_seconds, config.interval)
+        machine = MachineReader(self.serverapp.root_dir)
 
         async def annotate(snapshot: Snapshot) -> None:
             await kernel_join(snapshot)
             kernel_memory.append(snapshot.timestamp, kernel_join.usage)
+            snapshot.machine = await asyncio.to_thread(machine.read)
 
         self.sampler = Sampler(
             source,

@@ -24,6 +24,7 @@ from typing import Any
 import psutil
 
 from .gpu.model import GpuProcess, Snapshot
+from .machine.kernel_usage import KernelUsageReader, KernelUse
 
 log = logging.getLogger(__name__)
 
@@ -287,11 +288,17 @@ def kernel_usage(snapshot: Snapshot, kernels: Iterable[RunningKernel]) -> list[K
     return list(usage.values())
 
 
-def kernels_summary(snapshot: Snapshot | None, kernels: list[RunningKernel]) -> list[dict]:
-    """``GET kernels``: every kernel of this server with the GPU memory it holds, most first."""
+def kernels_summary(
+    snapshot: Snapshot | None,
+    kernels: list[RunningKernel],
+    machine_use: dict[str, KernelUse] | None = None,
+) -> list[dict]:
+    """``GET kernels``: every kernel of this server with the GPU memory it holds, most first,
+    and what it uses of the machine at the last read."""
     usage = kernel_usage(snapshot, kernels) if snapshot is not None else []
     summary = []
     for kernel in kernels:
+        use = (machine_use or {}).get(kernel.kernel_id)
         gpus = [
             {
                 "index": entry.gpu_index,
@@ -314,6 +321,9 @@ def kernels_summary(snapshot: Snapshot | None, kernels: list[RunningKernel]) -> 
                 "session_type": kernel.session_type,
                 "memory_used_mib": sum(gpu["memory_used_mib"] for gpu in gpus),
                 "gpus": gpus,
+                "cpu_percent": use.cpu_percent if use is not None else None,
+                "memory_rss_mib": use.memory_rss_mib if use is not None else None,
+                "processes": use.processes if use is not None else None,
             }
         )
     return sorted(summary, key=lambda entry: -entry["memory_used_mib"])
@@ -321,7 +331,8 @@ def kernels_summary(snapshot: Snapshot | None, kernels: list[RunningKernel]) -> 
 
 class KernelJoin:
     """Joins every fresh snapshot with the running kernels, and keeps what each kernel holds
-    on each GPU at the latest read (``usage``)."""
+    on each GPU at the latest read (``usage``) and what it uses of the machine
+    (``machine_use``)."""
 
     def __init__(
         self,
@@ -332,7 +343,9 @@ class KernelJoin:
         self._kernel_manager = kernel_manager
         self._session_manager = session_manager
         self._show_other_users_commands = show_other_users_commands
+        self._machine = KernelUsageReader()
         self.usage: list[KernelGpuUsage] = []
+        self.machine_use: dict[str, KernelUse] = {}
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
@@ -349,6 +362,14 @@ class KernelJoin:
             # Whose each process is does not depend on the kernels: join without them.
             log.warning("the GPU processes are joined without kernels: %s", error)
             kernels = []
-        await asyncio.to_thread(join, snapshot, kernels)
+        local = {kernel.kernel_id: kernel.pid for kernel in kernels if kernel.pid is not None}
+        self.machine_use = await asyncio.to_thread(self._join_and_measure, snapshot, kernels, local)
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
+
+    def _join_and_measure(
+        self, snapshot: Snapshot, kernels: list[RunningKernel], local: dict[str, int]
+    ) -> dict[str, KernelUse]:
+        # One trip to a worker thread for both: each reads /proc.
+        join(snapshot, kernels)
+        return self._machine.read(local)

@@ -162,8 +162,9 @@ class KernelsHandler(GpuMonitorHandler):
     @authorized("read")
     async def get(self) -> None:
         snapshot = await self.sampler.snapshot()
-        kernels = await self.settings["gpu_monitor_kernel_join"].kernels()
-        self.finish(json.dumps(kernels_summary(snapshot, kernels)))
+        kernel_join = self.settings["gpu_monitor_kernel_join"]
+        kernels = await kernel_join.kernels()
+        self.finish(json.dumps(kernels_summary(snapshot, kernels, kernel_join.machine_use)))
 
 
 class ProbeHandler(GpuMonitorHandler):

@@ -262,8 +262,8 @@ describe('GpuMonitor', () => {
     const table = getByRole('table', { name: 'GPU memory of my kernels' });
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows.map(row => row.textContent)).toEqual([
-      'train.ipynb38.7 GiBGPU 0: 21.9 GiB, GPU 1: 16.8 GiB',
-      'idle.ipynbnone'
+      'train.ipynbCPU 0 % · RAM 51 MiB38.7 GiBGPU 0: 21.9 GiB, GPU 1: 16.8 GiB',
+      'idle.ipynbCPU 0 % · RAM 51 MiBnone'
     ]);
     fireEvent.click(
       within(rows[0]).getByRole('button', {

@@ -60,7 +60,8 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
       unavailable: { mig_mode: 'MIG is not supported on this GPU' },
       error: null
     }
-  ]
+  ],
+  machine: null
 };
 
 /**
@@ -84,7 +85,8 @@ const A10G_HISTORY: IGpuHistory = {
       fan_speed_pct: [0, 0],
       sm_clock_mhz: [210, 210]
     }
-  ]
+  ],
+  machine: null
 };
 
 /**

@@ -25,10 +25,15 @@ describe('GpuHistoryBuffer', () => {
 
     buffer.append(recorded);
 
-    // 42 readings and one gap before the last four (10.9 s after the 38th).
-    expect(buffer.timestamps).toHaveLength(43);
-    const gap = buffer.timestamps.length - 5;
-    expect(buffer.timestamps[gap]).toBeCloseTo(recorded.timestamps[37] + 1);
+    // The readings, and one gap where the sampler stopped: the reading
+    // after it came more than two intervals after the one before.
+    const { timestamps } = recorded;
+    const gap = timestamps.findIndex(
+      (time, i) => i > 0 && time - timestamps[i - 1] > 2
+    );
+    expect(gap).toBeGreaterThan(0);
+    expect(buffer.timestamps).toHaveLength(timestamps.length + 1);
+    expect(buffer.timestamps[gap]).toBeCloseTo(timestamps[gap - 1] + 1);
     for (const gpu of buffer.gpus) {
       expect(gpu.values.utilization_gpu[gap]).toBeNull();
       expect(gpu.values.memory_used_mib[gap]).toBeNull();
@@ -53,10 +58,14 @@ describe('GpuHistoryBuffer', () => {
     expect(buffer.append(repeat)).toBe(false);
     expect(buffer.revision).toBe(revision);
 
-    const next = repeatedHistory(recorded.timestamps[41] + 1, 2);
+    const length = buffer.timestamps.length;
+    const next = repeatedHistory(
+      recorded.timestamps[recorded.timestamps.length - 1] + 1,
+      2
+    );
     expect(buffer.append(next)).toBe(true);
     expect(buffer.revision).toBe(revision + 1);
-    expect(buffer.timestamps).toHaveLength(45);
+    expect(buffer.timestamps).toHaveLength(length + 2);
   });
 
   it('starts a GPU that appears with nulls, and gives a missing GPU nulls', () => {

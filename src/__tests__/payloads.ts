@@ -1,17 +1,17 @@
 /**
  * REST payloads recorded from the server extension while it read real
  * nvidia-smi captures of `../shared/fixtures/nvidia-smi` through the test
- * suite's fake nvidia-smi. Those with GPUs in them are recorded anew by
- * `make record-payloads` (scripts/record_payloads.py) after a change to what
- * the routes answer; the history, the error and the no-GPU payloads were
- * recorded by hand and hold no field that changed since.
+ * suite's fake nvidia-smi, and the machine the recording ran on (its CPU,
+ * memory, disk and network). `make record-payloads`
+ * (scripts/record_payloads.py) records them anew after a change to what the
+ * routes answer.
  *
  * - `rtx-a5000-x2-snapshot.json`: `GET gpus`, replaying
  *   `xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml` (two RTX A5000, one
  *   llama-server process on both).
- * - `rtx-a5000-x2-history-with-gap.json`: `GET gpus/history` of the same
- *   server, sampling every second; nobody asked for 30 s in the middle, so
- *   the sampler stopped and there is a gap of 10.9 s before the last four.
+ * - `rtx-a5000-x2-history-with-gap.json`: `GET gpus/history` of a server
+ *   sampling every second: 38 readings, then nobody asked for longer than
+ *   its `idle_seconds`, so the sampler stopped, and 4 readings more.
  * - `driver-not-loaded-snapshot.json`: `GET gpus`, replaying
  *   `errors/driver-not-loaded-couldnt-communicate.txt`.
  * - `a100-mig-snapshot.json`: `jupyter-gpu-monitor snapshot --json --from
@@ -70,7 +70,8 @@ export function a5000Snapshot(): IGpuSnapshot {
 }
 
 /**
- * 42 readings of the two RTX A5000, with a gap of 10.9 s before the last 4.
+ * About 42 readings of the two RTX A5000 and the machine, with a gap of
+ * about 10 s before the last 4.
  */
 export function a5000History(): IGpuHistory {
   return copy<IGpuHistory>(A5000_HISTORY);
@@ -193,6 +194,7 @@ export function repeatedHistory(
       power_draw_w: repeat(model.power_draw_w[0]),
       fan_speed_pct: repeat(model.fan_speed_pct[0]),
       sm_clock_mhz: repeat(model.sm_clock_mhz[0])
-    }))
+    })),
+    machine: null
   };
 }

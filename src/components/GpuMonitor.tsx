@@ -14,6 +14,7 @@ import { FreeGpuHint } from './FreeGpuHint';
 import { GpuChart } from './GpuChart';
 import { GpuRow } from './GpuRow';
 import { KernelList } from './KernelList';
+import { MachineRow } from './MachineRow';
 import { MonitorMessage, snapshotMessage } from './MonitorMessage';
 import { NotebookNeed } from './NotebookNeed';
 import { ProcessList } from './ProcessList';
@@ -173,8 +174,22 @@ namespace Private {
     const last = message
       ? lastReadingsUnder(props.snapshot, model.lastReadings)
       : null;
+    // The machine is read whatever the GPUs did: fresh under a stale row.
+    const machine = props.snapshot.machine;
     if (message && !last) {
-      return message;
+      return (
+        <>
+          {message}
+          {machine && (
+            <section
+              className="jp-GpuMonitor-gpus"
+              aria-label={trans.__('The machine')}
+            >
+              <MachineRow machine={machine} trans={trans} />
+            </section>
+          )}
+        </>
+      );
     }
     const snapshot = last ?? props.snapshot;
     const facts = [
@@ -208,6 +223,7 @@ namespace Private {
                 trans={trans}
               />
             ))}
+            {machine && <MachineRow machine={machine} trans={trans} />}
           </section>
           {notebook && !last && (
             <NotebookNeed

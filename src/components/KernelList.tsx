@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { formatList, formatMemory } from '../gpu/units';
+import { formatList, formatMemory, formatPercent } from '../gpu/units';
 import { IKernelSummary } from '../restapi/kernels';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
@@ -32,7 +32,8 @@ export namespace KernelList {
 /**
  * "My kernels": each of this server's kernels with the GPU memory it holds
  * across GPUs, the most first, so that a forgotten notebook holding 30 GiB
- * is one click from being freed.
+ * is one click from being freed; under its name, the CPU and memory it and
+ * the processes it started use.
  */
 export function KernelList(props: KernelList.IProps): React.ReactElement {
   const { actions, trans } = props;
@@ -75,6 +76,18 @@ export function KernelList(props: KernelList.IProps): React.ReactElement {
                   actions={actions}
                   trans={trans}
                 />
+                {kernel.memory_rss_mib !== null && (
+                  <span
+                    className="jp-GpuMonitor-kernelMachine"
+                    title={trans._n(
+                      'CPU and memory of the kernel and the %1 process it started',
+                      'CPU and memory of the kernel and the %1 processes it started',
+                      Math.max(0, (kernel.processes ?? 1) - 1)
+                    )}
+                  >
+                    {Private.machineUse(kernel, trans)}
+                  </span>
+                )}
               </td>
               <td>
                 {Private.memory(kernel, trans)}
@@ -110,6 +123,20 @@ namespace Private {
     return kernel.gpus.length === 0
       ? trans.__('none')
       : formatMemory(kernel.memory_used_mib, trans);
+  }
+
+  /**
+   * What it uses of the machine: "CPU 37 % · RAM 2.1 GiB" (CPU in percent
+   * of one core: 400 % is four cores busy).
+   */
+  export function machineUse(
+    kernel: IKernelSummary,
+    trans: TranslationBundle
+  ): string {
+    const ram = trans.__('RAM %1', formatMemory(kernel.memory_rss_mib!, trans));
+    return kernel.cpu_percent === null
+      ? ram
+      : trans.__('CPU %1 · %2', formatPercent(kernel.cpu_percent, trans), ram);
   }
 
   /**

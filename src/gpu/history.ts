@@ -1,5 +1,5 @@
 import { GpuSeriesField, IGpuColumns, IGpuTimeSeries } from '../tokens';
-import { IGpuHistory, IGpuSeries } from '../restapi/gpus';
+import { IGpuHistory, IGpuSeries, IMachineSeries } from '../restapi/gpus';
 
 /**
  * The measurements kept for the charts, in the order the charts show them.
@@ -10,6 +10,31 @@ export const SERIES_FIELDS: readonly GpuSeriesField[] = [
   'temperature_c',
   'power_draw_w'
 ];
+
+/**
+ * The machine's measurements kept, as the server's history has them.
+ */
+export const MACHINE_FIELDS: readonly (keyof IMachineSeries)[] = [
+  'cpu_percent',
+  'memory_used_mib',
+  'memory_total_mib',
+  'swap_used_mib',
+  'disk_read_bytes_per_second',
+  'disk_write_bytes_per_second',
+  'network_received_bytes_per_second',
+  'network_sent_bytes_per_second'
+];
+
+/**
+ * Empty columns of the machine's measurements.
+ */
+function machineColumns(): IMachineSeries {
+  const columns = {} as IMachineSeries;
+  for (const field of MACHINE_FIELDS) {
+    columns[field] = [];
+  }
+  return columns;
+}
 
 /**
  * Two readings further apart than this many sampling intervals have a gap
@@ -70,6 +95,10 @@ export function frozenHistory(history: IGpuTimeSeries): IGpuTimeSeries {
         power_draw_w: gpu.values.power_draw_w.slice()
       }
     })),
+    machine: MACHINE_FIELDS.reduce((columns, field) => {
+      columns[field] = history.machine[field].slice();
+      return columns;
+    }, machineColumns()),
     intervalSeconds: history.intervalSeconds,
     revision: history.revision
   };
@@ -102,6 +131,13 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
    */
   get gpus(): readonly IGpuColumns[] {
     return this._gpus;
+  }
+
+  /**
+   * The machine's columns, null where a reading has none.
+   */
+  get machine(): Readonly<IMachineSeries> {
+    return this._machine;
   }
 
   /**
@@ -174,6 +210,9 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
           gpu.values[field].push(series?.[field][position] ?? null);
         }
       }
+      for (const field of MACHINE_FIELDS) {
+        this._machine[field].push(delta.machine?.[field][position] ?? null);
+      }
       added = true;
     });
     if (added) {
@@ -217,6 +256,9 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
         gpu.values[field].push(null);
       }
     }
+    for (const field of MACHINE_FIELDS) {
+      this._machine[field].push(null);
+    }
   }
 
   /**
@@ -233,6 +275,9 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
         gpu.values[field].splice(0, excess);
       }
     }
+    for (const field of MACHINE_FIELDS) {
+      this._machine[field].splice(0, excess);
+    }
   }
 
   private _historySeconds: number;
@@ -240,6 +285,7 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
   private _revision = 0;
   private _timestamps: number[] = [];
   private _gpus: Private.IColumns[] = [];
+  private _machine: IMachineSeries = machineColumns();
 }
 
 /**

@@ -35,6 +35,26 @@ export function formatMemory(mib: number, trans: TranslationBundle): string {
 }
 
 /**
+ * A throughput, in the unit that keeps it short: "340 kB/s", "1.2 MB/s",
+ * "0 B/s" (decimal units, as disks and networks are rated).
+ */
+export function formatRate(
+  bytesPerSecond: number,
+  trans: TranslationBundle
+): string {
+  if (bytesPerSecond < 1e3) {
+    return trans.__('%1 B/s', Math.round(bytesPerSecond));
+  }
+  if (bytesPerSecond < 1e6) {
+    return trans.__('%1 kB/s', Math.round(bytesPerSecond / 1e3));
+  }
+  if (bytesPerSecond < 1e9) {
+    return trans.__('%1 MB/s', (bytesPerSecond / 1e6).toFixed(1));
+  }
+  return trans.__('%1 GB/s', (bytesPerSecond / 1e9).toFixed(1));
+}
+
+/**
  * A share in percent, rounded: "37 %".
  */
 export function formatPercent(

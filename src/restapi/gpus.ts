@@ -222,7 +222,126 @@ export interface IGpu {
 }
 
 /**
- * The answer of `GET gpus`: every GPU at one point in time, or why they could not be read.
+ * Whose figures a machine reading is: `container`, the cgroup's limit and use where it limits the server below the node; `host`, the node's.
+ */
+export type ReadingScope = 'container' | 'host';
+
+/**
+ * The machine the server runs on, read with the GPUs: CPU and memory of the container where its cgroup limits them, else of the host; disk and network throughput; the room where the notebooks are.
+ */
+export interface IMachineReading {
+  /**
+   * Whose CPU `cpu_percent` and `cpu_cores` are.
+   */
+  cpu_scope: ReadingScope;
+  /**
+   * CPU in use since the read before, in percent of `cpu_cores`; null at the first read.
+   */
+  cpu_percent: number | null;
+  /**
+   * The cores the scope has: the container's CPU quota, or the node's logical CPUs.
+   */
+  cpu_cores: number;
+  /**
+   * Each logical CPU of the node, in percent; empty at the first read.
+   */
+  cpu_core_percents: number[];
+  /**
+   * Whose memory the memory and swap figures are.
+   */
+  memory_scope: ReadingScope;
+  /**
+   * Memory in use, in MiB: the container's less its inactive file cache (as `docker stats` counts it), or the host's total less what is available.
+   */
+  memory_used_mib: number | null;
+  /**
+   * The memory limit of the container, or the host's memory, in MiB.
+   */
+  memory_total_mib: number | null;
+  /**
+   * Swap in use, in MiB.
+   */
+  swap_used_mib: number | null;
+  /**
+   * Swap there is, in MiB (0: none).
+   */
+  swap_total_mib: number | null;
+  /**
+   * Read from the node's disks since the read before, in bytes per second; null at the first read.
+   */
+  disk_read_bytes_per_second: number | null;
+  /**
+   * Written to the node's disks since the read before, in bytes per second.
+   */
+  disk_write_bytes_per_second: number | null;
+  /**
+   * Received on the network interfaces the server sees (a container's own) since the read before, in bytes per second.
+   */
+  network_received_bytes_per_second: number | null;
+  /**
+   * Sent on those interfaces since the read before, in bytes per second.
+   */
+  network_sent_bytes_per_second: number | null;
+  /**
+   * The folder the notebooks are in (the server's root_dir).
+   */
+  root_dir: string;
+  /**
+   * Free space of its file system, in MiB.
+   */
+  root_dir_free_mib: number | null;
+  /**
+   * Size of its file system, in MiB.
+   */
+  root_dir_total_mib: number | null;
+  /**
+   * Why a figure is null, by its name, where the reason is known.
+   */
+  unavailable: {
+    [k: string]: string;
+  };
+}
+
+/**
+ * The machine's figures at each sample of a history, aligned with its `timestamps` (null where a sample has none).
+ */
+export interface IMachineSeries {
+  /**
+   * CPU in use, in percent of the scope's cores.
+   */
+  cpu_percent: SeriesValues;
+  /**
+   * Memory in use, in MiB.
+   */
+  memory_used_mib: SeriesValues;
+  /**
+   * The memory there is, in MiB.
+   */
+  memory_total_mib: SeriesValues;
+  /**
+   * Swap in use, in MiB.
+   */
+  swap_used_mib: SeriesValues;
+  /**
+   * Disk reads, in bytes per second.
+   */
+  disk_read_bytes_per_second: SeriesValues;
+  /**
+   * Disk writes, in bytes per second.
+   */
+  disk_write_bytes_per_second: SeriesValues;
+  /**
+   * Network received, in bytes per second.
+   */
+  network_received_bytes_per_second: SeriesValues;
+  /**
+   * Network sent, in bytes per second.
+   */
+  network_sent_bytes_per_second: SeriesValues;
+}
+
+/**
+ * The answer of `GET gpus`: every GPU at one point in time, or why they could not be read, and the machine beside them.
  */
 export interface IGpuSnapshot {
   /**
@@ -249,6 +368,10 @@ export interface IGpuSnapshot {
    * The GPUs, by index.
    */
   gpus: IGpu[];
+  /**
+   * The machine at the same moment, read by the server whatever the GPUs did; null where it was not read (the CLI's snapshot reads the GPUs alone).
+   */
+  machine: IMachineReading | null;
 }
 
 /**
@@ -326,6 +449,10 @@ export interface IGpuHistory {
    * One series per GPU, by index.
    */
   gpus: IGpuSeries[];
+  /**
+   * The machine's figures at each sample; null when no sample has them.
+   */
+  machine: IMachineSeries | null;
 }
 
 /**

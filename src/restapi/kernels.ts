@@ -75,6 +75,18 @@ export interface IKernelSummary {
    * The GPUs it holds memory on.
    */
   gpus: IKernelGpuUsage[];
+  /**
+   * CPU the kernel and its descendants used between the last two reads, in percent of one core (400: four cores busy); null before two reads, and for a remote kernel.
+   */
+  cpu_percent: number | null;
+  /**
+   * Resident memory of the kernel and its descendants at the last read, in MiB; null before a read, and for a remote kernel.
+   */
+  memory_rss_mib: number | null;
+  /**
+   * How many processes the kernel's tree has, its own included; null as for `memory_rss_mib`.
+   */
+  processes: number | null;
 }
 
 /**

@@ -83,7 +83,11 @@ test.describe('In Simplified Chinese', () => {
         await gpus.screenshot({
           animations: 'disabled',
           // Chart lines and time axes move with the clock.
-          mask: [gpus.getByRole('img', { name: /各 GPU 的/ })]
+          mask: [
+            gpus.getByRole('img', { name: /各 GPU 的/ }),
+            // This machine's live readings.
+            gpus.locator('.jp-GpuMonitor-machine')
+          ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-zh-cn.png');
       // Nothing cut off in Chinese either, at the default width and wider.
@@ -94,7 +98,11 @@ test.describe('In Simplified Chinese', () => {
       expect(
         await gpus.screenshot({
           animations: 'disabled',
-          mask: [gpus.getByRole('img', { name: /各 GPU 的/ })]
+          mask: [
+            gpus.getByRole('img', { name: /各 GPU 的/ }),
+            // This machine's live readings.
+            gpus.locator('.jp-GpuMonitor-machine')
+          ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-500-zh-cn.png');
       await page.sidebar.setWidth(250, 'left');

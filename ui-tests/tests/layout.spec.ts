@@ -96,7 +96,9 @@ test.describe('GPU monitor panel layout', () => {
                 // move with the clock.
                 mask: [
                   panel.getByRole('img', { name: /of each GPU/ }),
-                  panel.locator('.jp-GpuMonitor-retry')
+                  panel.locator('.jp-GpuMonitor-retry'),
+                  // This machine's live readings.
+                  panel.locator('.jp-GpuMonitor-machine')
                 ]
               })
             ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);

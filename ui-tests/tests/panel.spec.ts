@@ -414,7 +414,11 @@ test.describe('GPU monitor panel screenshots', () => {
         await panel.screenshot({
           animations: 'disabled',
           // Chart lines and time axes move with the clock.
-          mask: [panel.getByRole('img', { name: /of each GPU/ })]
+          mask: [
+            panel.getByRole('img', { name: /of each GPU/ }),
+            // This machine's live readings.
+            panel.locator('.jp-GpuMonitor-machine')
+          ]
         })
       ).toMatchSnapshot(`gpu-monitor-panel-${theme}.png`);
     });

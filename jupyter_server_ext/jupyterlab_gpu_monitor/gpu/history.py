@@ -9,11 +9,13 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..machine.model import MACHINE_SERIES
 from .model import SERIES_FIELDS, Snapshot
 
 # One GPU at one moment, compactly: (uuid, index, name, *SERIES_FIELDS values).
 _GpuRow = tuple
-_Point = tuple[float, tuple[_GpuRow, ...]]
+# A read: its time, its GPUs, and the machine's MACHINE_SERIES values (None when not read).
+_Point = tuple[float, tuple[_GpuRow, ...], "tuple | None"]
 
 
 def _intern(text: str | None) -> str | None:
@@ -53,8 +55,9 @@ class History:
         return max(0, first_after(self._points, end) - first_at(self._points, start))
 
     def append(self, snapshot: Snapshot) -> None:
-        """Keep a reading's numbers (a failed read has none and is not kept)."""
-        if snapshot.error is not None:
+        """Keep a reading's numbers: a failed read's machine only (a read with neither is not
+        kept)."""
+        if snapshot.error is not None and snapshot.machine is None:
             return
         self._points.append(self._point(snapshot))
         horizon = snapshot.timestamp - self.history_seconds
@@ -67,7 +70,7 @@ class History:
         and the bound is kept, newest first; nothing kept already is displaced."""
         oldest = self._points[0][0] if self._points else math.inf
         older = sorted(
-            (s for s in snapshots if s.error is None and s.timestamp < oldest),
+            (s for s in snapshots if (s.error is None or s.machine) and s.timestamp < oldest),
             key=lambda snapshot: snapshot.timestamp,
         )
         if not older:
@@ -83,14 +86,17 @@ class History:
             (_intern(gpu.uuid), gpu.index, _intern(gpu.name), *self._values(gpu))
             for gpu in snapshot.gpus
         )
-        return (snapshot.timestamp, rows)
+        machine = snapshot.machine
+        values = None if machine is None else tuple(getattr(machine, f) for f in MACHINE_SERIES)
+        return (snapshot.timestamp, rows, values)
 
     @staticmethod
     def _values(gpu) -> tuple:
         return tuple(getattr(gpu, name) for name in SERIES_FIELDS)
 
     def since(self, since: float | None) -> dict[str, Any]:
-        """The points after ``since`` (all when None), one column per GPU and field."""
+        """The points after ``since`` (all when None), one column per GPU and field, and one
+        per machine field (null when no point has the machine)."""
         points: list[_Point] = []
         # Clients poll for the last few points: walk back from the newest.
         for point in reversed(self._points):
@@ -99,7 +105,13 @@ class History:
             points.append(point)
         points.reverse()
         columns: dict[Any, dict[str, Any]] = {}
-        for position, (_, rows) in enumerate(points):
+        machine: dict[str, list] | None = None
+        for position, (_, rows, machine_values) in enumerate(points):
+            if machine_values is not None:
+                if machine is None:
+                    machine = {series: [None] * len(points) for series in MACHINE_SERIES}
+                for series, value in zip(MACHINE_SERIES, machine_values):
+                    machine[series][position] = value
             for uuid, index, name, *values in rows:
                 column = columns.get(uuid or index)
                 if column is None:
@@ -111,8 +123,9 @@ class History:
         return {
             "interval_seconds": self.interval_seconds,
             "history_seconds": self.history_seconds,
-            "timestamps": [timestamp for timestamp, _ in points],
+            "timestamps": [point[0] for point in points],
             "gpus": sorted(columns.values(), key=lambda column: column["index"]),
+            "machine": machine,
         }
 
     def utilization_between(
@@ -123,7 +136,7 @@ class History:
         column = SERIES_FIELDS.index("utilization_gpu")
         times: list[float] = []
         gpus: dict[int, tuple[str | None, list[float | None]]] = {}
-        for position, (timestamp, rows) in enumerate(
+        for position, (timestamp, rows, _) in enumerate(
             itertools.islice(self._points, first_at(self._points, start), None)
         ):
             if timestamp > end:

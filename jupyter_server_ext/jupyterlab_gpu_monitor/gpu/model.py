@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..machine.model import MachineReading
 from ..translation import N_, gettext
 
 # Bytes in a MiB: NVML and the exporters count bytes.
@@ -130,7 +131,8 @@ SERIES_FIELDS = (
 
 @dataclass
 class Snapshot:
-    """All GPUs of this machine at one moment, or the error that prevented reading them."""
+    """All GPUs of this machine at one moment, or the error that prevented reading them; and
+    the machine beside them, read at the same moment (by the server, whatever the GPUs did)."""
 
     source: str | None
     timestamp: float
@@ -138,6 +140,7 @@ class Snapshot:
     cuda_version: str | None = None
     error: GpuError | None = None
     gpus: list[Gpu] = field(default_factory=list)
+    machine: MachineReading | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The snapshot as the REST API, the CLI and the metrics endpoint share it."""

@@ -34,7 +34,8 @@ class Sampler:
         annotate: Callable[[Snapshot], Awaitable[None]] | None = None,
     ):
         self.source = source
-        # Adds this server's view to each good snapshot (processes -> kernels), once per read.
+        # Adds this server's view to each read, good or failed (processes -> kernels, the
+        # machine), once per read.
         self._annotate = annotate
         self.interval_seconds = interval_seconds
         self.idle_seconds = idle_seconds
@@ -161,18 +162,20 @@ class Sampler:
         else:
             for gpu in snapshot.gpus:
                 gpu.keep_processes()
-            if self._annotate is not None:
-                try:
-                    await self._annotate(snapshot)
-                except Exception:
-                    # The readings stand without the kernel join; the log says why it failed.
-                    log.exception("joining GPU processes with kernels failed")
-            return snapshot
-        return Snapshot(
-            source=None if self.source.name == "auto" else self.source.name,
-            timestamp=time.time(),
-            error=failed.to_error(),
-        )
+            failed = None
+        if failed is not None:
+            snapshot = Snapshot(
+                source=None if self.source.name == "auto" else self.source.name,
+                timestamp=time.time(),
+                error=failed.to_error(),
+            )
+        if self._annotate is not None:
+            try:
+                await self._annotate(snapshot)
+            except Exception:
+                # The readings stand without this server's view; the log says why it failed.
+                log.exception("joining the read with kernels and the machine failed")
+        return snapshot
 
 
 def _history_text(history: History, since: float | None) -> str:

@@ -1,0 +1,176 @@
+"""The machine beside the GPUs: the container's limits from cgroup trees of real layouts, this
+machine's own readings through psutil, and each kernel's CPU and memory from real processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from jupyterlab_gpu_monitor.machine.cgroup import Cgroup
+from jupyterlab_gpu_monitor.machine.host import MachineReader
+from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
+from jupyterlab_gpu_monitor.machine.model import MIB
+
+from . import cgroup_layouts as layouts
+
+GIB = layouts.GIB
+
+
+def test_v1_hybrid_layout_of_these_machines_reads_no_limit_and_the_usage_less_its_cache(tmp_path):
+    cgroup = Cgroup.locate(layouts.v1_hybrid(tmp_path, memory_limit=None))
+    assert cgroup is not None and cgroup.version == 1
+    reading = cgroup.read()
+    assert reading.memory_limit_bytes is None  # 9223372036854771712: the kernel's "none"
+    assert reading.memory_used_bytes == 2 * GIB  # 3 GiB less 1 GiB of inactive file cache
+    assert reading.cpu_quota_cores is None  # cfs_quota_us -1
+    assert reading.cpu_usage_seconds == pytest.approx(2452.5)
+
+
+def test_v1_container_limits_are_read_where_its_mount_shows_its_own_cgroup(tmp_path):
+    # /proc/self/cgroup names /docker/<id>; the mount's root is that cgroup.
+    root = layouts.v1_docker(tmp_path, memory_limit=4 * GIB, cpu_quota_us=150000)
+    reading = Cgroup.locate(root).read()
+    assert reading.memory_limit_bytes == 4 * GIB
+    assert reading.memory_used_bytes == 2 * GIB
+    assert reading.cpu_quota_cores == 1.5
+    assert reading.swap_limit_bytes is None  # no swap accounting
+    assert reading.cpu_usage_seconds == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize("layout", [layouts.v2_docker, layouts.v2_pod], ids=["docker", "pod"])
+def test_v2_limits_are_read_in_a_private_namespace_and_by_the_whole_path(tmp_path, layout):
+    reading = Cgroup.locate(layout(tmp_path, str(8 * GIB), "200000 100000")).read()
+    assert reading.memory_limit_bytes == 8 * GIB
+    assert reading.memory_used_bytes == GIB  # 1.5 GiB less 0.5 GiB of inactive file cache
+    assert reading.cpu_quota_cores == 2.0
+    assert (reading.swap_limit_bytes, reading.swap_used_bytes) == (0, 0)
+    assert reading.cpu_usage_seconds == pytest.approx(7.25)
+
+
+def test_v2_without_limits_says_none(tmp_path):
+    reading = Cgroup.locate(layouts.v2_docker(tmp_path, "max", "max 100000")).read()
+    assert reading.memory_limit_bytes is None and reading.cpu_quota_cores is None
+
+
+def test_no_cgroup_to_read_is_none(tmp_path):
+    assert Cgroup.locate(tmp_path) is None
+
+
+def test_this_machines_own_cgroup_is_found_and_read():
+    cgroup = Cgroup.locate()
+    if cgroup is None:
+        pytest.skip("this machine has no cgroup file system")
+    reading = cgroup.read()
+    assert reading.memory_used_bytes is not None and reading.memory_used_bytes > 0
+    assert reading.cpu_usage_seconds is not None and reading.cpu_usage_seconds > 0
+
+
+def test_the_host_reading_is_psutils_for_this_machine(tmp_path):
+    reader = MachineReader(str(tmp_path))
+    first = reader.read()
+    # No span yet to measure CPU use or throughput over.
+    assert first.cpu_percent is None and first.disk_read_bytes_per_second is None
+    time.sleep(0.3)
+    reading = reader.read()
+    memory = psutil.virtual_memory()
+    if reading.memory_scope == "host":
+        assert reading.memory_total_mib == memory.total / MIB
+        assert reading.memory_used_mib == pytest.approx(
+            (memory.total - memory.available) / MIB, rel=0.05
+        )
+    if reading.cpu_scope == "host":
+        assert reading.cpu_cores == psutil.cpu_count()
+        assert len(reading.cpu_core_percents) == psutil.cpu_count()
+    assert 0 <= reading.cpu_percent <= 100
+    for rate in (reading.disk_write_bytes_per_second, reading.network_received_bytes_per_second):
+        assert rate is None or rate >= 0
+    assert reading.root_dir == str(tmp_path)
+    assert 0 < reading.root_dir_free_mib <= reading.root_dir_total_mib
+
+
+def test_a_container_limited_below_the_node_shows_its_own_memory_and_cores(tmp_path):
+    # 4 GiB and 1.5 cores: what `docker run --memory=4g --cpus=1.5` gives on cgroup v1.
+    system = layouts.v1_docker(tmp_path / "system", memory_limit=4 * GIB, cpu_quota_us=150000)
+    reader = MachineReader(str(tmp_path), system_root=system)
+    reading = reader.read()
+    assert (reading.memory_scope, reading.memory_used_mib, reading.memory_total_mib) == (
+        "container",
+        2048,
+        4096,
+    )
+    assert (reading.cpu_scope, reading.cpu_cores) == ("container", 1.5)
+    # The container's CPU use from its cgroup's counter: 0.3 s of CPU in 0.2 s on 1.5 cores.
+    usage = system / "sys/fs/cgroup/cpu,cpuacct/cpuacct.usage"
+    usage.write_text("1200000000\n")
+    time.sleep(0.2)
+    later = reader.read()
+    assert 0 < later.cpu_percent <= 100 * 0.3 / 0.2 / 1.5
+    assert later.cpu_core_percents  # each core of the node, on hover
+
+
+def test_a_limit_above_the_node_is_no_limit(tmp_path):
+    system = layouts.v1_docker(tmp_path / "system", memory_limit=2**50, cpu_quota_us=-1)
+    reading = MachineReader(str(tmp_path), system_root=system).read()
+    assert (reading.memory_scope, reading.cpu_scope) == ("host", "host")
+
+
+def test_a_missing_root_dir_says_why_its_room_is_unknown(tmp_path):
+    reading = MachineReader(str(tmp_path / "gone")).read()
+    assert reading.root_dir_free_mib is None
+    assert "root_dir_free_mib" in reading.unavailable
+
+
+# --- each kernel's tree -------------------------------------------------------------------
+
+# A stand-in kernel: a child that keeps a core busy, one that sleeps, and 200 MiB of its own.
+TREE = """
+import subprocess, sys, time
+busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+idle = subprocess.Popen(["sleep", "60"])
+held = bytearray(200 * 1024 * 1024)
+print(busy.pid, idle.pid, flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def kernel_tree():
+    parent = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+    children = [int(pid) for pid in parent.stdout.readline().split()]
+    yield parent.pid, children
+    for pid in [*children, parent.pid]:
+        try:
+            psutil.Process(pid).kill()
+        except psutil.NoSuchProcess:
+            pass
+    parent.wait()
+
+
+@pytest.mark.parametrize("proc", [Path("/proc"), Path("/nonexistent")], ids=["proc", "psutil"])
+def test_a_kernels_cpu_and_memory_count_the_processes_it_started(kernel_tree, proc):
+    pid, children = kernel_tree
+    reader = KernelUsageReader(proc=proc)
+    first = reader.read({"train": pid})["train"]
+    assert first.cpu_percent is None and first.processes == 3
+    time.sleep(1.0)
+    use = reader.read({"train": pid})["train"]
+    # The busy child keeps about one core busy; the 200 MiB are the kernel's own.
+    assert 60 < use.cpu_percent < 150
+    assert use.memory_rss_mib > 200
+    # Without the child that burns the CPU (killed, a zombie until the kernel reaps it): the
+    # kernel is idle again.
+    psutil.Process(children[0]).kill()
+    time.sleep(0.5)
+    calm = reader.read({"train": pid})["train"]
+    assert calm.processes == 2 and calm.cpu_percent < 30
+
+
+def test_a_kernel_that_is_gone_uses_nothing():
+    reader = KernelUsageReader()
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    assert reader.read({"gone": gone.pid})["gone"].processes == 0
