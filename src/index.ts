@@ -7,6 +7,7 @@ import { environmentPanelPlugin } from './plugins/environmentPanel';
 import { freeGpuPlugin } from './plugins/freeGpu';
 import { inspectorPlugin } from './plugins/inspector';
 import { kernelActionsPlugin } from './plugins/kernelActions';
+import { kernelStatusPlugin } from './plugins/kernelStatus';
 import { modelPlugin } from './plugins/model';
 import { panelPlugin } from './plugins/panel';
 import { reproducibilityPlugin } from './plugins/reproducibility';
@@ -21,6 +22,7 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   panelPlugin,
   dashboardPlugin,
   statusBarPlugin,
+  kernelStatusPlugin,
   alertsPlugin,
   serverStatusPlugin,
   inspectorPlugin,

@@ -59,6 +59,15 @@ class KernelGpuUsage:
 
 
 @dataclass
+class KernelMachine:
+    """One kernel's CPU and memory, with its notebook or console."""
+
+    kernel_id: str
+    path: str | None
+    use: KernelUse
+
+
+@dataclass
 class _Owner:
     uid: int
     user: str | None
@@ -346,6 +355,8 @@ class KernelJoin:
         self._machine = KernelUsageReader()
         self.usage: list[KernelGpuUsage] = []
         self.machine_use: dict[str, KernelUse] = {}
+        # Kernel id -> its notebook or console, at the latest read.
+        self._paths: dict[str, str | None] = {}
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
@@ -363,9 +374,17 @@ class KernelJoin:
             log.warning("the GPU processes are joined without kernels: %s", error)
             kernels = []
         local = {kernel.kernel_id: kernel.pid for kernel in kernels if kernel.pid is not None}
+        self._paths = {kernel.kernel_id: kernel.session_path for kernel in kernels}
         self.machine_use = await asyncio.to_thread(self._join_and_measure, snapshot, kernels, local)
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
+
+    def machine_uses(self) -> list[KernelMachine]:
+        """Each kernel's CPU and memory at the latest read, with its notebook."""
+        return [
+            KernelMachine(kernel_id, self._paths.get(kernel_id), use)
+            for kernel_id, use in self.machine_use.items()
+        ]
 
     def _join_and_measure(
         self, snapshot: Snapshot, kernels: list[RunningKernel], local: dict[str, int]

@@ -1,9 +1,11 @@
 """Prometheus exposition of the Sampler's latest read, for ``GET <base_url>/gpu-monitor/metrics``.
 
-The series follow Prometheus' naming rules (base units: ratios, bytes, watts, hertz) and mirror
-the DCGM exporter's fields one to one (each HELP names its ``DCGM_FI_*`` twin), so that a query,
-alert or dashboard written for DCGM translates by name and a constant factor. The labels of a
-GPU are ``gpu`` (index), ``uuid`` and ``name``.
+The series follow Prometheus' naming rules (base units: ratios, bytes, watts, hertz). The GPU
+series mirror the DCGM exporter's fields one to one (each HELP names its ``DCGM_FI_*`` twin), so
+that a query, alert or dashboard written for DCGM translates by name and a constant factor; the
+machine's name their node-exporter (or cAdvisor, for a container) twins. The labels of a GPU are
+``gpu`` (index), ``uuid`` and ``name``; of the machine's, ``scope`` (``container`` or ``host``);
+of a kernel's, ``kernel_id`` and ``path``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
 from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES
 from .gpu.sampler import Sampler
+from .machine.kernel_usage import KernelUse
+from .machine.model import MachineReading
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +84,85 @@ MIG_SERIES = (
         "Device memory of the MIG instance (DCGM: FB_USED + FB_FREE with GPU_I_ID)",
     ),
 )
+# (series, MachineReading field, factor to the base unit, its scope field, what it is and its
+# twin)
+MACHINE_SERIES = (
+    (
+        "jupyter_machine_cpu_utilization_ratio",
+        "cpu_percent",
+        0.01,
+        "cpu_scope",
+        "CPU in use, fraction of the scope's cores (node-exporter: 1 - the idle share of "
+        "node_cpu_seconds_total; cAdvisor: container_cpu_usage_seconds_total's rate / quota)",
+    ),
+    (
+        "jupyter_machine_cpu_cores",
+        "cpu_cores",
+        1,
+        "cpu_scope",
+        "Cores of the scope: the container's CPU quota, or the node's logical CPUs "
+        "(cAdvisor: container_spec_cpu_quota / container_spec_cpu_period)",
+    ),
+    (
+        "jupyter_machine_memory_used_bytes",
+        "memory_used_mib",
+        MIB,
+        "memory_scope",
+        "Memory in use (node-exporter: node_memory_MemTotal_bytes - node_memory_MemAvailable_bytes;"
+        " cAdvisor: container_memory_working_set_bytes)",
+    ),
+    (
+        "jupyter_machine_memory_total_bytes",
+        "memory_total_mib",
+        MIB,
+        "memory_scope",
+        "Memory there is: the container's limit or the node's memory (node-exporter: "
+        "node_memory_MemTotal_bytes; cAdvisor: container_spec_memory_limit_bytes)",
+    ),
+    (
+        "jupyter_machine_swap_used_bytes",
+        "swap_used_mib",
+        MIB,
+        "memory_scope",
+        "Swap in use (node-exporter: node_memory_SwapTotal_bytes - node_memory_SwapFree_bytes)",
+    ),
+    (
+        "jupyter_machine_swap_total_bytes",
+        "swap_total_mib",
+        MIB,
+        "memory_scope",
+        "Swap there is (node-exporter: node_memory_SwapTotal_bytes)",
+    ),
+)
+# Throughput between the last two reads, per second (node-exporter: the rate of its counter).
+MACHINE_RATES = (
+    (
+        "jupyter_machine_disk_read_bytes_per_second",
+        "disk_read_bytes_per_second",
+        "Read from the node's disks (node-exporter: rate(node_disk_read_bytes_total))",
+    ),
+    (
+        "jupyter_machine_disk_written_bytes_per_second",
+        "disk_write_bytes_per_second",
+        "Written to the node's disks (node-exporter: rate(node_disk_written_bytes_total))",
+    ),
+    (
+        "jupyter_machine_network_receive_bytes_per_second",
+        "network_received_bytes_per_second",
+        "Received on the server's network interfaces "
+        "(node-exporter: rate(node_network_receive_bytes_total))",
+    ),
+    (
+        "jupyter_machine_network_transmit_bytes_per_second",
+        "network_sent_bytes_per_second",
+        "Sent on the server's network interfaces "
+        "(node-exporter: rate(node_network_transmit_bytes_total))",
+    ),
+)
+FILESYSTEM_FREE = "jupyter_machine_filesystem_avail_bytes"
+FILESYSTEM_SIZE = "jupyter_machine_filesystem_size_bytes"
+KERNEL_CPU = "jupyter_kernel_cpu_utilization_ratio"
+KERNEL_RESIDENT = "jupyter_kernel_memory_resident_bytes"
 KERNEL_MEMORY = "jupyter_gpu_kernel_memory_used_bytes"
 SOURCE_UP = "jupyter_gpu_source_up"
 READS = "jupyter_gpu_reads"  # counters: the exposition adds _total
@@ -89,11 +172,25 @@ READ_ERRORS = "jupyter_gpu_read_errors"
 SERIES_NAMES = (
     *(name for name, _, _, _ in GPU_SERIES),
     *(name for name, _, _, _ in MIG_SERIES),
+    *(name for name, *_ in MACHINE_SERIES),
+    *(name for name, *_ in MACHINE_RATES),
+    FILESYSTEM_FREE,
+    FILESYSTEM_SIZE,
+    KERNEL_CPU,
+    KERNEL_RESIDENT,
     KERNEL_MEMORY,
     SOURCE_UP,
     f"{READS}_total",
     f"{READ_ERRORS}_total",
 )
+
+
+class KernelMachineUse(Protocol):
+    """What the kernel machine use callable yields: one kernel's CPU and memory."""
+
+    kernel_id: str
+    path: str | None
+    use: KernelUse
 
 
 class KernelGpuMemory(Protocol):
@@ -122,13 +219,16 @@ class GpuCollector(Collector):
         self,
         sampler: Sampler,
         kernel_usage: Callable[[], Iterable[KernelGpuMemory]] | None = None,
+        kernel_machine: Callable[[], Iterable[KernelMachineUse]] | None = None,
     ):
         self._sampler = sampler
         self._kernel_usage = kernel_usage
+        self._kernel_machine = kernel_machine
 
     def collect(self) -> Iterator[Metric]:
         """The families of the latest read; GPU series only when it succeeded, since a failed
-        read has no numbers (and stale ones would look current)."""
+        read has no numbers (and stale ones would look current); the machine's and the
+        kernels' whatever the GPUs did."""
         sampler = self._sampler
         snapshot = sampler.latest
         good = snapshot is not None and snapshot.error is None
@@ -149,12 +249,44 @@ class GpuCollector(Collector):
             # Every kind from 0, so that increase() sees the first error of a kind.
             errors.add_metric([kind], sampler.read_errors.get(kind, 0))
         yield errors
+        if snapshot is not None and snapshot.machine is not None:
+            yield from _machine_families(snapshot.machine)
+        yield from self._kernel_machine_families()
         if good:
             assert snapshot is not None
             yield from self._gpu_families(snapshot)
             kernels = self._kernel_family()
             if kernels is not None:
                 yield kernels
+
+    def _kernel_machine_families(self) -> Iterator[Metric]:
+        if self._kernel_machine is None:
+            return
+        try:
+            uses = list(self._kernel_machine())
+        except Exception:
+            # The other series stand; the log says why these failed.
+            log.exception("per-kernel CPU and memory for the metrics failed")
+            return
+        labels = ("kernel_id", "path")
+        cpu = GaugeMetricFamily(
+            KERNEL_CPU,
+            "CPU used by a kernel of this server and the processes it started, fraction of one "
+            "core (like the rate of process_cpu_seconds_total)",
+            labels=labels,
+        )
+        resident = GaugeMetricFamily(
+            KERNEL_RESIDENT,
+            "Resident memory of a kernel of this server and the processes it started "
+            "(like process_resident_memory_bytes)",
+            labels=labels,
+        )
+        for entry in uses:
+            names = [entry.kernel_id, entry.path or ""]
+            if entry.use.cpu_percent is not None:
+                cpu.add_metric(names, entry.use.cpu_percent / 100)
+            resident.add_metric(names, entry.use.memory_rss_mib * MIB)
+        yield from (family for family in (cpu, resident) if family.samples)
 
     @staticmethod
     def _gpu_families(snapshot: Snapshot) -> Iterator[Metric]:
@@ -204,15 +336,40 @@ class GpuCollector(Collector):
         return family if family.samples else None
 
 
+def _machine_families(machine: MachineReading) -> Iterator[Metric]:
+    for name, field, factor, scope, text in MACHINE_SERIES:
+        value = _base_unit(getattr(machine, field), factor)
+        if value is not None:
+            family = GaugeMetricFamily(name, text, labels=["scope"])
+            family.add_metric([getattr(machine, scope)], value)
+            yield family
+    for name, field, text in MACHINE_RATES:
+        value = getattr(machine, field)
+        if value is not None:
+            yield GaugeMetricFamily(name, text, value=value)
+    for name, field, text in (
+        (FILESYSTEM_FREE, "root_dir_free_mib", "Free space where the notebooks are "
+         "(node-exporter: node_filesystem_avail_bytes)"),
+        (FILESYSTEM_SIZE, "root_dir_total_mib", "Size of the file system where the notebooks "
+         "are (node-exporter: node_filesystem_size_bytes)"),
+    ):  # fmt: skip
+        value = _base_unit(getattr(machine, field), MIB)
+        if value is not None:
+            family = GaugeMetricFamily(name, text, labels=["path"])
+            family.add_metric([machine.root_dir], value)
+            yield family
+
+
 def render(
     sampler: Sampler,
     kernel_usage: Callable[[], Iterable[KernelGpuMemory]] | None,
     accept: str | None,
+    kernel_machine: Callable[[], Iterable[KernelMachineUse]] | None = None,
 ) -> tuple[bytes, str]:
     """The exposition of the latest read and its content type: OpenMetrics when the scraper
     asks for it (Prometheus does), else the text format 0.0.4."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(GpuCollector(sampler, kernel_usage))
+    registry.register(GpuCollector(sampler, kernel_usage, kernel_machine))
     encoder, content_type = choose_encoder(accept or "")
     return encoder(registry), content_type
 

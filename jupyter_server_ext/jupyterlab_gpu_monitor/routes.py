@@ -50,6 +50,8 @@ MAX_NAME_CHARACTERS = 300
 # The key of ``web_app.settings`` holding a zero-argument callable that returns this server's
 # per-kernel GPU memory of the latest read (KernelGpuMemory), for the metrics endpoint.
 KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
+# ... and one that returns each kernel's CPU and memory of the latest read (KernelMachineUse).
+KERNEL_MACHINE_SETTING = "gpu_monitor_kernel_machine"
 
 
 class ApiError(tornado.web.HTTPError):
@@ -274,6 +276,7 @@ class MetricsHandler(GpuMonitorHandler):
             self.sampler,
             self.settings.get(KERNEL_USAGE_SETTING),
             self.request.headers.get("Accept"),
+            self.settings.get(KERNEL_MACHINE_SETTING),
         )
         self.finish(body, set_content_type=content_type)
 
@@ -440,6 +443,7 @@ def setup_route_handlers(
     web_app.settings["gpu_monitor_kernel_memory"] = kernel_memory
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
     web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
+    web_app.settings[KERNEL_MACHINE_SETTING] = kernel_join.machine_uses
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
     web_app.add_handlers(
         ".*$",

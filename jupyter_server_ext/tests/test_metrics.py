@@ -7,11 +7,13 @@ import asyncio
 import subprocess
 from types import SimpleNamespace
 
+import psutil
 import pytest
 import tornado
 from jupyterlab_gpu_monitor.config import GpuMonitor
+from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
 from jupyterlab_gpu_monitor.metrics import in_networks
-from jupyterlab_gpu_monitor.routes import KERNEL_USAGE_SETTING
+from jupyterlab_gpu_monitor.routes import KERNEL_MACHINE_SETTING, KERNEL_USAGE_SETTING
 from prometheus_client.parser import text_string_to_metric_families
 from traitlets import TraitError
 
@@ -82,11 +84,23 @@ async def test_scrape_reports_the_snapshot_in_base_units_under_dcgm_like_names(f
     assert "DCGM_FI_DEV_FB_USED" in response.body.decode()  # each HELP names its DCGM twin
 
 
+def machine_uses(*rows: tuple[str, str | None, float | None, float]) -> list[SimpleNamespace]:
+    """What kernels.py hands the metrics: each kernel's CPU (percent of a core) and memory."""
+    return [
+        SimpleNamespace(kernel_id=kernel_id, path=path, use=KernelUse(cpu, rss, 1))
+        for kernel_id, path, cpu, rss in rows
+    ]
+
+
 async def test_exposition_passes_promtool_check_metrics(fake_smi, jp_fetch, jp_web_app):
     promtool = require(PROMTOOL)
     jp_web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernels(
         ("5f0c3a52-0c4e-4b1e-9d2a-7c1e2f3a4b5c", "train.ipynb", 15690),
         ("a1b2c3d4-1111-2222-3333-444455556666", None, 2566),
+    )
+    jp_web_app.settings[KERNEL_MACHINE_SETTING] = lambda: machine_uses(
+        ("5f0c3a52-0c4e-4b1e-9d2a-7c1e2f3a4b5c", "train.ipynb", 387.5, 9830),
+        ("a1b2c3d4-1111-2222-3333-444455556666", None, None, 51),
     )
     body = (await scrape(jp_fetch)).body
     checked = await asyncio.to_thread(
@@ -95,6 +109,39 @@ async def test_exposition_passes_promtool_check_metrics(fake_smi, jp_fetch, jp_w
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert checked.stdout + checked.stderr == b""  # no lint remark either
     assert b"jupyter_gpu_kernel_memory_used_bytes{" in body
+    assert b"jupyter_machine_memory_used_bytes{" in body
+    assert b"jupyter_kernel_memory_resident_bytes{" in body
+
+
+async def test_the_machine_and_each_kernel_are_scraped_in_base_units(
+    fake_smi, jp_fetch, jp_web_app, jp_root_dir
+):
+    jp_web_app.settings[KERNEL_MACHINE_SETTING] = lambda: machine_uses(
+        ("k-1", "train.ipynb", 387.5, 9830), ("k-2", None, None, 51)
+    )
+    await scrape(jp_fetch)
+    await asyncio.sleep(1.2)  # a second read: CPU and throughput need two
+    got = samples((await scrape(jp_fetch)).body)
+    # This machine: no cgroup limits it, so the host's figures, psutil's.
+    host = frozenset({"scope": "host"}.items())
+    assert got[("jupyter_machine_memory_total_bytes", host)] == psutil.virtual_memory().total
+    assert got[("jupyter_machine_cpu_cores", host)] == psutil.cpu_count()
+    assert 0 <= got[("jupyter_machine_cpu_utilization_ratio", host)] <= 1
+    assert got[("jupyter_machine_network_receive_bytes_per_second", frozenset())] >= 0
+    root = frozenset({"path": str(jp_root_dir)}.items())
+    assert 0 < got[("jupyter_machine_filesystem_avail_bytes", root)]
+    assert (
+        got[("jupyter_machine_filesystem_avail_bytes", root)]
+        <= got[("jupyter_machine_filesystem_size_bytes", root)]
+    )
+    # A kernel's CPU in cores (387.5 % of one core), its memory in bytes; no CPU before two
+    # reads is no sample, not a 0.
+    train = frozenset({"kernel_id": "k-1", "path": "train.ipynb"}.items())
+    assert got[("jupyter_kernel_cpu_utilization_ratio", train)] == 3.875
+    assert got[("jupyter_kernel_memory_resident_bytes", train)] == 9830 * MIB
+    fresh = frozenset({"kernel_id": "k-2", "path": ""}.items())
+    assert ("jupyter_kernel_cpu_utilization_ratio", fresh) not in got
+    assert got[("jupyter_kernel_memory_resident_bytes", fresh)] == 51 * MIB
 
 
 async def test_per_kernel_memory_is_one_series_per_kernel_and_gpu(fake_smi, jp_fetch, jp_web_app):
@@ -134,8 +181,9 @@ async def test_failed_read_is_source_down_with_its_error_kind_counted(fake_smi, 
     assert got[("jupyter_gpu_source_up", frozenset({"source": "nvidia-smi"}.items()))] == 0
     mismatch = frozenset({"kind": "version_mismatch"}.items())
     assert got[("jupyter_gpu_read_errors_total", mismatch)] >= 1
-    # No numbers from a failed read: an old reading would look current.
+    # No numbers from a failed read: an old reading would look current. The machine's stand.
     assert not any(name.startswith("jupyter_gpu_memory") for name, _ in got)
+    assert any(name == "jupyter_machine_memory_used_bytes" for name, _ in got)
 
 
 async def test_scrape_wakes_an_idle_sampler_and_counts_as_watching(fake_smi, jp_fetch, jp_web_app):

@@ -129,7 +129,8 @@ class StandInNvml:
         return {4242: "python", 4343: "train.py"}.get(pid, "?")
 
 
-def _device(**overrides) -> dict:
+def a100_device(**overrides) -> dict:
+    """An A100-SXM4-80GB as NVML's calls answer for it, with ``overrides``."""
     device = {
         "Name": "NVIDIA A100-SXM4-80GB",
         "UUID": "GPU-1",
@@ -151,7 +152,7 @@ def _device(**overrides) -> dict:
 
 
 async def test_unsupported_field_is_null_and_units_are_converted():
-    nvml = StandInNvml([_device()])
+    nvml = StandInNvml([a100_device()])
     snapshot = await NvmlSource(nvml=nvml).sample()
     assert (snapshot.source, snapshot.driver_version, snapshot.cuda_version) == (
         "nvml",
@@ -173,13 +174,13 @@ IDLE_V2 = SimpleNamespace(total=81559 * MIB, reserved=480 * MIB, used=0, free=81
 
 
 async def test_memory_used_leaves_out_what_the_driver_reserves_as_nvidia_smi_does():
-    idle = _device(MemoryInfo=IDLE_V1, MemoryInfo_v2=IDLE_V2)
+    idle = a100_device(MemoryInfo=IDLE_V1, MemoryInfo_v2=IDLE_V2)
     (gpu,) = (await NvmlSource(nvml=StandInNvml([idle])).sample()).gpus
     assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (0, 81079, 81559)
 
 
 async def test_memory_falls_back_to_v1_where_the_driver_has_no_v2_call():
-    old_driver = _device(
+    old_driver = a100_device(
         MemoryInfo=IDLE_V1,
         MemoryInfo_v2=pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND),
     )
@@ -188,15 +189,15 @@ async def test_memory_falls_back_to_v1_where_the_driver_has_no_v2_call():
 
 
 async def test_lost_gpu_is_that_gpus_error_and_the_others_still_read():
-    lost = _device(UUID="GPU-2", Name=pynvml.NVMLError(pynvml.NVML_ERROR_GPU_IS_LOST))
-    snapshot = await NvmlSource(nvml=StandInNvml([_device(), lost])).sample()
+    lost = a100_device(UUID="GPU-2", Name=pynvml.NVMLError(pynvml.NVML_ERROR_GPU_IS_LOST))
+    snapshot = await NvmlSource(nvml=StandInNvml([a100_device(), lost])).sample()
     assert snapshot.error is None
     assert snapshot.gpus[0].error is None and snapshot.gpus[0].utilization_gpu == 87
     assert snapshot.gpus[1].error is not None and snapshot.gpus[1].error.kind == "gpu_lost"
 
 
 async def test_field_denied_by_permission_is_null_with_the_reason():
-    denied = _device(Temperature=pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION))
+    denied = a100_device(Temperature=pynvml.NVMLError(pynvml.NVML_ERROR_NO_PERMISSION))
     (gpu,) = (await NvmlSource(nvml=StandInNvml([denied])).sample()).gpus
     assert gpu.temperature_c is None
     assert gpu.unavailable["temperature_c"] == "Insufficient Permissions"
@@ -204,7 +205,7 @@ async def test_field_denied_by_permission_is_null_with_the_reason():
 
 async def test_mig_gpu_lists_instances_and_their_processes_with_null_utilisation():
     instances = [
-        _device(
+        a100_device(
             Name="NVIDIA A100-SXM4-80GB MIG 3g.40gb",
             UUID="MIG-a",
             GpuInstanceId=1,
@@ -212,7 +213,7 @@ async def test_mig_gpu_lists_instances_and_their_processes_with_null_utilisation
             MemoryInfo=SimpleNamespace(total=40192 * MIB, used=20000 * MIB, free=20192 * MIB),
             ComputeRunningProcesses=[SimpleNamespace(pid=4343, usedGpuMemory=19000 * MIB)],
         ),
-        _device(
+        a100_device(
             Name="NVIDIA A100-SXM4-80GB MIG 1g.10gb",
             UUID="MIG-b",
             GpuInstanceId=9,
@@ -229,7 +230,7 @@ async def test_mig_gpu_lists_instances_and_their_processes_with_null_utilisation
                 raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
             return slots[slot]
 
-    parent = _device(
+    parent = a100_device(
         MigMode=(1, 1),
         UtilizationRates=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
         MaxMigDeviceCount=7,
@@ -252,7 +253,7 @@ async def test_no_gpu_at_all_is_no_devices():
 
 
 async def test_close_shuts_nvml_down():
-    nvml = StandInNvml([_device()])
+    nvml = StandInNvml([a100_device()])
     source = NvmlSource(nvml=nvml)
     await source.sample()
     source.close()

@@ -24,14 +24,19 @@ jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
- * A model with a snapshot and the A5000 capture's recorded history.
+ * A model with a snapshot and the A5000 capture's recorded history: its
+ * GPUs only, unless the machine's readings are asked for too.
  */
-function modelWith(snapshot: IGpuSnapshot): {
+function modelWith(
+  snapshot: IGpuSnapshot,
+  machine = false
+): {
   model: IGpuMonitorModel;
   history: GpuHistoryBuffer;
 } {
   const history = new GpuHistoryBuffer();
-  history.append(a5000History());
+  const recorded = a5000History();
+  history.append(machine ? recorded : { ...recorded, machine: null });
   const model = {
     snapshot,
     failure: null,
@@ -175,6 +180,40 @@ describe('GpuDashboard', () => {
       chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
     });
     expect(onRevealCell).toHaveBeenCalledWith('cell-train');
+  });
+
+  it("draws the machine's CPU, memory and throughput beside the GPUs', on the same crosshair", () => {
+    const { model, history } = modelWith(a5000Snapshot(), true);
+
+    const { getByRole } = renderDashboard(model);
+
+    const machine = getByRole('region', { name: 'The machine' });
+    expect(machine.querySelector('h3')?.textContent).toBe('Host');
+    const figures = within(machine).getAllByRole('figure');
+    expect(figures.map(figure => figure.firstChild!.textContent)).toEqual([
+      'CPU (%)',
+      'Memory (GiB)',
+      'Disk and network'
+    ]);
+    expect(fakeCharts.map(chart => chart.options.cursor?.sync?.key)).toEqual(
+      Array(7).fill('jp-GpuMonitor-dashboard')
+    );
+    // The latest readings in the legends, as the recorded history has them.
+    const last = history.timestamps.length - 1;
+    const cpu = history.machine.cpu_percent[last]!;
+    expect(
+      figures[0].querySelector('.jp-GpuMonitor-legendValue')?.textContent
+    ).toBe(`${Math.round(cpu)} %`);
+    expect(
+      within(figures[2])
+        .getAllByRole('listitem')
+        .map(item => item.firstChild?.textContent)
+    ).toEqual([
+      'Disk read',
+      'Disk written',
+      'Network received',
+      'Network sent'
+    ]);
   });
 
   it('draws no chart of a measurement no GPU reports, and says which', () => {

@@ -21,6 +21,7 @@ import {
   yRange
 } from '../gpu/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
+import { machineChartOptions } from '../gpu/machineCharts';
 import {
   a100MigSnapshot,
   a5000History,
@@ -299,5 +300,61 @@ describe('cell run bands', () => {
       bandsIn(bands, { min: 155, max: 500 }).map(band => band.key)
     ).toEqual(['a', 'c']);
     expect(bandsIn(bands, null)).toEqual([]);
+  });
+});
+
+describe('machineChartOptions', () => {
+  const theme = chartTheme(() => '#000', '10px sans-serif');
+  const range = (
+    options: ReturnType<typeof machineChartOptions>,
+    min: number | null,
+    max: number | null
+  ) =>
+    (options.scales!.y.range as (...args: unknown[]) => [number, number])(
+      null,
+      min,
+      max
+    );
+
+  it('scales CPU to 100 %, memory to the limit (drawn), throughput to its readings', () => {
+    const cpu = machineChartOptions({
+      kind: 'cpu',
+      theme,
+      memoryTotalMiB: null,
+      trans
+    });
+    expect(range(cpu, 3, 12)).toEqual([0, 100]);
+    const memory = machineChartOptions({
+      kind: 'memory',
+      theme,
+      memoryTotalMiB: 24105,
+      trans
+    });
+    // 1.4 GiB in use of the recording machine's 23.5 GiB: the whole of it.
+    expect(range(memory, 1400, 1434)).toEqual([0, 24105]);
+    expect(memory.hooks?.draw).toHaveLength(1);
+    const throughput = machineChartOptions({
+      kind: 'throughput',
+      theme,
+      memoryTotalMiB: null,
+      trans
+    });
+    expect(range(throughput, 0, 15866)[1]).toBeCloseTo(17452.6);
+    expect(throughput.series.map(series => series.label)).toEqual([
+      undefined,
+      'Disk read',
+      'Disk written',
+      'Network received',
+      'Network sent'
+    ]);
+    const values = throughput.axes![1].values as (
+      plot: unknown,
+      splits: number[]
+    ) => string[];
+    expect(values(null, [0, 5000, 2.5e6])).toEqual([
+      '0 B/s',
+      '5 kB/s',
+      '2.5 MB/s'
+    ]);
   });
 });

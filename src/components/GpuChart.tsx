@@ -12,9 +12,10 @@ import {
   ITimeBand
 } from '../gpu/charts';
 import { indexAt } from '../gpu/history';
-import { formatClockTime, formatReading } from '../gpu/units';
+import { formatReading } from '../gpu/units';
 import { IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
+import { LegendTime } from './LegendTime';
 import { SeriesSwatch } from './SeriesSwatch';
 import { TimeSeriesChart } from './TimeSeriesChart';
 
@@ -140,15 +141,10 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         onBandClick={props.onBandClick}
       />
       <ul className="jp-GpuMonitor-legend">
-        {/* The crosshair's moment, whose values the GPUs' items show. */}
-        {cursor !== null && history.timestamps[cursor] !== undefined && (
-          <li className="jp-GpuMonitor-legendItem jp-GpuMonitor-legendTime">
-            {trans.__(
-              'At %1:',
-              formatClockTime(history.timestamps[cursor], true)
-            )}
-          </li>
-        )}
+        <LegendTime
+          timestamp={cursor === null ? undefined : history.timestamps[cursor]}
+          trans={trans}
+        />
         {all.map(gpu => {
           const value = gpu.values[field][position] ?? null;
           const text = (

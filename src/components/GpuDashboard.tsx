@@ -7,9 +7,11 @@ import { currentColumns, reportedCharts } from '../gpu/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
 import { toggleGpu } from '../gpu/legend';
+import { hasMachineReadings, MACHINE_CHART_KINDS } from '../gpu/machineCharts';
 import { IGpuMonitorModel, IGpuTimeSeries, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { GpuChart } from './GpuChart';
+import { MachineChart } from './MachineChart';
 import { MonitorMessage, snapshotMessage } from './MonitorMessage';
 import { WindowSelect } from './WindowSelect';
 
@@ -153,6 +155,32 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
           onRevealCell={props.onRevealCell}
           trans={trans}
         />
+      )}
+      {hasMachineReadings(history) && (
+        <section
+          className="jp-GpuMonitor-dashboardMachine"
+          aria-label={trans.__('The machine')}
+        >
+          <h3 className="jp-GpuMonitor-sectionTitle">
+            {snapshot?.machine?.memory_scope === 'container'
+              ? trans.__('Container')
+              : trans.__('Host')}
+          </h3>
+          <div className="jp-GpuMonitor-dashboardCharts">
+            {MACHINE_CHART_KINDS.map(kind => (
+              <MachineChart
+                key={kind}
+                kind={kind}
+                history={history}
+                memoryTotalMiB={snapshot?.machine?.memory_total_mib ?? null}
+                windowSeconds={windowSeconds}
+                themeRevision={props.themeRevision}
+                syncKey={CURSOR_SYNC_KEY}
+                trans={trans}
+              />
+            ))}
+          </div>
+        </section>
       )}
     </div>
   );

@@ -142,15 +142,13 @@ namespace Private {
         title: trans.__('The network: received ↓, sent ↑')
       }
     ];
-    return pairs
-      .filter(pair => pair.read !== null && pair.write !== null)
-      .map(pair => ({
-        text: pair.text(
-          formatRate(pair.read!, trans),
-          formatRate(pair.write!, trans)
-        ),
-        title: pair.title
-      }));
+    // "–" before two reads: the line is there, so the row keeps its height.
+    const rate = (value: number | null) =>
+      value === null ? '–' : formatRate(value, trans);
+    return pairs.map(pair => ({
+      text: pair.text(rate(pair.read), rate(pair.write)),
+      title: pair.title
+    }));
   }
 
   /**

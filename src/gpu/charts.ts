@@ -136,13 +136,45 @@ export interface IChartOptionsSource {
 }
 
 /**
- * The uPlot options of a chart, less its size. The legend is drawn outside
- * uPlot; memory is drawn in MiB, as it is kept, with GiB on the axis.
+ * A time chart, apart from what its uPlot options share with every other:
+ * its lines, its y axis and what it draws over them.
  */
-export function chartOptions(
-  source: IChartOptionsSource
+export interface ITimeChart {
+  /**
+   * The theme's colours and font.
+   */
+  theme: IChartTheme;
+  /**
+   * Its lines, in the order of the data's columns after the time: each
+   * with its name, the theme colour of its index and its dash.
+   */
+  series: { label: string; colorIndex: number; dash: number[] | null }[];
+  /**
+   * The span of the y axis for the readings shown.
+   */
+  yRange: (min: number | null, max: number | null) => [number, number];
+  /**
+   * What the y axis adds to the shared axis: its steps and labels.
+   */
+  yAxis?: Partial<uPlot.Axis>;
+  /**
+   * What it draws over its lines (limits).
+   */
+  draw?: (plot: uPlot) => void;
+  /**
+   * Charts with the same key move their cursors together.
+   */
+  syncKey?: string;
+}
+
+/**
+ * The uPlot options of a time chart, less its size: the legend drawn
+ * outside uPlot, the time axis in the reader's clock, the theme's colours.
+ */
+export function timeChartOptions(
+  chart: ITimeChart
 ): Omit<uPlot.Options, 'width' | 'height'> {
-  const { kind, gpus, theme, limits, trans } = source;
+  const { theme } = chart;
   const axis = {
     stroke: theme.axisColor,
     font: theme.font,
@@ -154,20 +186,13 @@ export function chartOptions(
     legend: { show: false },
     cursor: {
       drag: { x: false, y: false },
-      ...(source.syncKey ? { sync: { key: source.syncKey } } : {})
+      ...(chart.syncKey ? { sync: { key: chart.syncKey } } : {})
     },
     scales: {
       x: { time: true },
-      y: { range: (plot, min, max) => yRange(kind, min, max, limits) }
+      y: { range: (plot, min, max) => chart.yRange(min, max) }
     },
-    hooks: {
-      draw: [
-        (plot: uPlot) =>
-          drawLimitLines(plot, limits.lines, theme, value =>
-            formatReading(CHART_FIELDS[kind], value, trans)
-          )
-      ]
-    },
+    hooks: chart.draw ? { draw: [chart.draw] } : {},
     axes: [
       {
         ...axis,
@@ -180,31 +205,54 @@ export function chartOptions(
         values: (plot: uPlot, splits: number[], axisIndex, space, increment) =>
           splits.map(seconds => formatClockTime(seconds, increment < 60))
       },
-      {
-        ...axis,
-        size: 40,
-        ...(kind === 'memory'
-          ? {
-              incrs: MEMORY_AXIS_GIB.map(gib => gib * MIB_PER_GIB),
-              values: (plot: uPlot, splits: number[]) =>
-                splits.map(mib => `${mib / MIB_PER_GIB}`)
-            }
-          : {})
-      }
+      { ...axis, size: 40, ...chart.yAxis }
     ],
     series: [
       {},
-      ...gpus.map(gpu => {
-        const style = seriesStyle(gpu.index);
-        return {
-          label: trans.__('GPU %1', gpu.index),
-          stroke: colors[gpu.index % colors.length],
-          width: 1.5,
-          points: { show: false },
-          ...(style.dash ? { dash: style.dash } : {})
-        };
-      })
+      ...chart.series.map(line => ({
+        label: line.label,
+        stroke: colors[line.colorIndex % colors.length],
+        width: 1.5,
+        points: { show: false },
+        ...(line.dash ? { dash: line.dash } : {})
+      }))
     ]
+  };
+}
+
+/**
+ * The uPlot options of a GPU chart, less its size: one line per GPU;
+ * memory is drawn in MiB, as it is kept, with GiB on the axis.
+ */
+export function chartOptions(
+  source: IChartOptionsSource
+): Omit<uPlot.Options, 'width' | 'height'> {
+  const { kind, gpus, theme, limits, trans } = source;
+  return timeChartOptions({
+    theme,
+    syncKey: source.syncKey,
+    yRange: (min, max) => yRange(kind, min, max, limits),
+    draw: plot =>
+      drawLimitLines(plot, limits.lines, theme, value =>
+        formatReading(CHART_FIELDS[kind], value, trans)
+      ),
+    yAxis: kind === 'memory' ? gibAxis() : {},
+    series: gpus.map(gpu => ({
+      label: trans.__('GPU %1', gpu.index),
+      colorIndex: gpu.index,
+      dash: seriesStyle(gpu.index).dash
+    }))
+  });
+}
+
+/**
+ * A y axis of MiB readings labelled in GiB, in steps of whole GiB.
+ */
+export function gibAxis(): Partial<uPlot.Axis> {
+  return {
+    incrs: MEMORY_AXIS_GIB.map(gib => gib * MIB_PER_GIB),
+    values: (plot: uPlot, splits: number[]) =>
+      splits.map(mib => `${mib / MIB_PER_GIB}`)
   };
 }
 
@@ -305,7 +353,7 @@ export function yRange(
  * Draw each limit inside the y axis's span as a dashed line, labelled at
  * its right end ("230 W").
  */
-function drawLimitLines(
+export function drawLimitLines(
   plot: uPlot,
   lines: readonly number[],
   theme: IChartTheme,

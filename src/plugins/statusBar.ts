@@ -14,6 +14,7 @@ import { Signal } from '@lumino/signaling';
 import { GpuStatusItem } from '../components/GpuStatusItem';
 import { SummaryMode } from '../gpu/summary';
 import { CommandIDs, IGpuMonitorModel } from '../tokens';
+import { followCurrentKernel } from './currentKernel';
 import { followSettings } from './settings';
 
 /**
@@ -49,16 +50,9 @@ export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
       }
     });
     if (notebooks) {
-      // The current notebook's kernel, as the notebook changes or restarts it.
-      const followKernel = (): void => {
-        const context = notebooks.currentWidget?.sessionContext;
-        item.kernelId = context?.session?.kernel?.id ?? null;
-      };
-      notebooks.currentChanged.connect((_, panel) => {
-        panel?.sessionContext.kernelChanged.connect(followKernel);
-        followKernel();
+      followCurrentKernel(notebooks, kernelId => {
+        item.kernelId = kernelId;
       });
-      followKernel();
     }
     const activeStateChanged = new Signal<GpuStatusItem, void>(item);
     // The item polls only while it is shown.

@@ -13,6 +13,12 @@ import { cutOffTexts } from './layout';
 const DASHBOARD = 'GPU Dashboard';
 
 /**
+ * The dashboard's charts: the GPUs' four, and the machine's three (CPU,
+ * memory, disk and network) that this server reads beside them.
+ */
+const CHARTS = 4 + 3;
+
+/**
  * The real 8× V100S capture: eight busy GPUs.
  */
 const V100S_X8 = {
@@ -48,8 +54,8 @@ test.describe('GPU dashboard', () => {
       .getByRole('button', { name: 'Open the GPU Dashboard' })
       .click();
     const dashboard = page.getByRole('tabpanel', { name: DASHBOARD });
-    await expect(dashboard.getByRole('figure')).toHaveCount(4);
-    await expect(dashboard.locator('canvas')).toHaveCount(4);
+    await expect(dashboard.getByRole('figure')).toHaveCount(CHARTS);
+    await expect(dashboard.locator('canvas')).toHaveCount(CHARTS);
 
     // The layout is saved a moment after it changes.
     await page.waitForTimeout(1500);
@@ -57,19 +63,19 @@ test.describe('GPU dashboard', () => {
     await expect(
       page.getByRole('main').getByRole('tab', { name: DASHBOARD })
     ).toBeVisible();
-    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+    await expect(dashboard.getByRole('figure')).toHaveCount(CHARTS);
 
     await closeMainTab(page, DASHBOARD);
     await expect(dashboard).toHaveCount(0);
     await page.keyboard.press('Control+Shift+C');
     await page.getByRole('textbox', { name: 'SEARCH' }).fill('GPU Dashboard');
     await page.getByRole('menuitem', { name: DASHBOARD, exact: true }).click();
-    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+    await expect(dashboard.getByRole('figure')).toHaveCount(CHARTS);
 
     await closeMainTab(page, DASHBOARD);
     await page.menu.clickMenuItem('File>New Launcher');
     await page.getByRole('main').getByText(DASHBOARD, { exact: true }).click();
-    await expect(dashboard.getByRole('figure')).toHaveCount(4);
+    await expect(dashboard.getByRole('figure')).toHaveCount(CHARTS);
   });
 
   test('with 8 GPUs: a legend hides a GPU in every chart or shows it alone, one crosshair moves across the charts, pause holds them', async ({
@@ -80,7 +86,7 @@ test.describe('GPU dashboard', () => {
     try {
       const dashboard = await openDashboard(page);
       const figures = dashboard.getByRole('figure');
-      await expect(figures).toHaveCount(4);
+      await expect(figures).toHaveCount(CHARTS);
       const gpu3 = dashboard.getByRole('button', { name: /^GPU 3 / });
       await expect(gpu3).toHaveCount(4);
 
@@ -131,7 +137,11 @@ test.describe('GPU dashboard', () => {
           await dashboard.screenshot({
             animations: 'disabled',
             // Chart lines and time axes move with the clock.
-            mask: [dashboard.getByRole('img', { name: /of each GPU/ })]
+            mask: [
+              dashboard.getByRole('img', { name: /of each GPU/ }),
+              // This machine's live readings.
+              dashboard.getByRole('region', { name: 'The machine' })
+            ]
           })
         ).toMatchSnapshot(`gpu-dashboard-8x-v100s-${theme}.png`);
       }

@@ -147,6 +147,14 @@ test.describe('who is using the GPU', () => {
     // Its kernel holds nothing yet: the busiest of the server's GPUs.
     await expect(item).toHaveText('2 GPUs · max 0 % · 21.9/24.0 GiB');
     await expect(item).not.toHaveClass(/jp-mod-kernel/);
+    // Beside it, the kernel's own CPU and memory (a real ipykernel: tens of
+    // MiB resident).
+    const kernelItem = page.locator('.jp-GpuMonitor-kernelStatusItem');
+    await expect(kernelItem).toHaveText(/^Kernel: CPU \d+ % · RAM \d+ MiB$/);
+    await expect(kernelItem.locator('span')).toHaveAttribute(
+      'title',
+      /^The kernel of .*status\.ipynb and the 0 processes it started/
+    );
 
     await holdGpuMemory(page, baseURL!, notebookPath);
     await expect(item.getByRole('button')).toHaveAttribute(

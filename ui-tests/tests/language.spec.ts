@@ -109,7 +109,7 @@ test.describe('In Simplified Chinese', () => {
 
       await gpus.getByRole('button', { name: '打开 GPU 仪表板' }).click();
       const dashboard = page.getByRole('tabpanel', { name: 'GPU 仪表板' });
-      await expect(dashboard.locator('canvas')).toHaveCount(4);
+      await expect(dashboard.locator('canvas')).toHaveCount(4 + 3);
       await expect(
         dashboard.getByRole('button', { name: '暂停' })
       ).toBeVisible();
@@ -120,6 +120,8 @@ test.describe('In Simplified Chinese', () => {
           // JupyterLab's own notifications may sit over its corner.
           mask: [
             dashboard.getByRole('img', { name: /各 GPU 的/ }),
+            // This machine's live readings.
+            dashboard.getByRole('region', { name: '本机' }),
             page.locator('.Toastify__toast-container')
           ]
         })

@@ -41,7 +41,8 @@ test.describe('README screenshots', () => {
         )
       );
       const dashboard = page.getByRole('tabpanel', { name: 'GPU Dashboard' });
-      await expect(dashboard.locator('canvas')).toHaveCount(4);
+      // The GPUs' four charts and the machine's three.
+      await expect(dashboard.locator('canvas')).toHaveCount(4 + 3);
       // A minute of readings, in a window of a minute: the charts full.
       await dashboard.getByRole('combobox').selectOption({ label: '1 min' });
       await page.waitForTimeout(65000);

@@ -109,14 +109,22 @@ class KernelUsageReader:
             waiting.extend(children)
         return found
 
+    def _read(self, path: str) -> bytes:
+        # os.open and os.read: half the cost of a Path's read_text, on every process each read.
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            return os.read(descriptor, 4096)
+        finally:
+            os.close(descriptor)
+
     def _stat(self, pid: int) -> tuple[_Sample, int] | None:
         try:
-            text = (self._proc / str(pid) / "stat").read_text()
+            text = self._read(f"{self._proc}/{pid}/stat")
         except OSError:
             return None
         # The command name is in parentheses and may hold spaces and parentheses itself.
-        fields = text[text.rfind(")") + 2 :].split()
-        if fields[:1] == ["Z"]:
+        fields = text[text.rfind(b")") + 2 :].split()
+        if fields[:1] == [b"Z"]:
             return None  # a zombie: it has exited and uses nothing, its parent has not reaped it
         try:
             ticks = int(fields[11]) + int(fields[12])  # utime, stime
@@ -126,7 +134,7 @@ class KernelUsageReader:
 
     def _children(self, pid: int) -> list[int] | None:
         try:
-            text = (self._proc / str(pid) / "task" / str(pid) / "children").read_text()
+            text = self._read(f"{self._proc}/{pid}/task/{pid}/children")
         except FileNotFoundError:
             # Gone since its stat was read: no children. Still there: no such files here.
             return None if (self._proc / str(pid)).exists() else []

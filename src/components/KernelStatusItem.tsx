@@ -1,0 +1,135 @@
+import {
+  ITranslator,
+  nullTranslator,
+  TranslationBundle
+} from '@jupyterlab/translation';
+import { ReactWidget } from '@jupyterlab/ui-components';
+import * as React from 'react';
+
+import { formatMemory, formatMemoryOf, formatPercent } from '../gpu/units';
+import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+
+/**
+ * The share of the machine's memory in use from which the item warns: the
+ * out-of-memory killer picks the largest process, most often a kernel.
+ */
+export const MEMORY_WARNING_SHARE = 0.9;
+
+/**
+ * The status bar item of the current notebook's kernel: "Kernel: CPU 37 % ·
+ * RAM 2.1 GiB" (the kernel and every process it started), marked as a
+ * warning while the machine's memory (the container's limit, else the
+ * host's) is nearly full; nothing without a kernel of this server.
+ */
+export class KernelStatusItem extends ReactWidget {
+  /**
+   * Create the item.
+   */
+  constructor(options: KernelStatusItem.IOptions) {
+    super();
+    this._model = options.model;
+    this._trans = (options.translator ?? nullTranslator).load(
+      TRANSLATION_DOMAIN
+    );
+    this.addClass('jp-GpuMonitor-kernelStatusItem');
+    this._model.changed.connect(this.update, this);
+  }
+
+  /**
+   * The kernel of the current notebook; null when there is none.
+   */
+  get kernelId(): string | null {
+    return this._kernelId;
+  }
+  set kernelId(kernelId: string | null) {
+    if (kernelId !== this._kernelId) {
+      this._kernelId = kernelId;
+      this.update();
+    }
+  }
+
+  /**
+   * The item's content.
+   */
+  render(): React.ReactElement | null {
+    const trans = this._trans;
+    const kernel = this._model.kernels?.find(
+      candidate => candidate.kernel_id === this._kernelId
+    );
+    const machine = this._model.snapshot?.machine ?? null;
+    const nearFull =
+      machine !== null &&
+      machine.memory_used_mib !== null &&
+      !!machine.memory_total_mib &&
+      machine.memory_used_mib >=
+        MEMORY_WARNING_SHARE * machine.memory_total_mib;
+    this.toggleClass('jp-mod-warn', nearFull && !!kernel);
+    if (!kernel || kernel.memory_rss_mib === null) {
+      return null;
+    }
+    const ram = formatMemory(kernel.memory_rss_mib, trans);
+    const text =
+      kernel.cpu_percent === null
+        ? trans.__('Kernel: RAM %1', ram)
+        : trans.__(
+            'Kernel: CPU %1 · RAM %2',
+            formatPercent(kernel.cpu_percent, trans),
+            ram
+          );
+    const lines = [
+      trans._n(
+        'The kernel of %2 and the %1 process it started: CPU in percent of one core, resident memory.',
+        'The kernel of %2 and the %1 processes it started: CPU in percent of one core, resident memory.',
+        Math.max(0, (kernel.processes ?? 1) - 1),
+        kernel.session_path ?? kernel.kernel_id
+      )
+    ];
+    if (
+      machine &&
+      machine.memory_used_mib !== null &&
+      machine.memory_total_mib
+    ) {
+      const memory = formatMemoryOf(
+        machine.memory_used_mib,
+        machine.memory_total_mib,
+        trans
+      );
+      lines.push(
+        machine.memory_scope === 'container'
+          ? trans.__("The container's memory: %1 in use.", memory)
+          : trans.__("The machine's memory: %1 in use.", memory)
+      );
+    }
+    if (nearFull) {
+      lines.push(
+        trans.__(
+          'Nearly full: the kernel may be killed for memory. Free some, or shut down kernels you do not need.'
+        )
+      );
+    }
+    return <span title={lines.join('\n')}>{text}</span>;
+  }
+
+  private _model: IGpuMonitorModel;
+  private _trans: TranslationBundle;
+  private _kernelId: string | null = null;
+}
+
+/**
+ * The types of {@link KernelStatusItem}.
+ */
+export namespace KernelStatusItem {
+  /**
+   * Where the item reads its figures.
+   */
+  export interface IOptions {
+    /**
+     * The model whose kernels and machine are shown.
+     */
+    model: IGpuMonitorModel;
+    /**
+     * The application's translator.
+     */
+    translator?: ITranslator | null;
+  }
+}
