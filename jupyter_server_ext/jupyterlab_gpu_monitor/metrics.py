@@ -21,6 +21,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector, CollectorRegistry
 
+from .gpu.clock_events import CLOCK_EVENT_BITS
 from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
 from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES
@@ -62,7 +63,59 @@ GPU_SERIES = (
     ("jupyter_gpu_power_limit_watts", "power_limit_w", 1, "Power limit of the board"),
     ("jupyter_gpu_fan_speed_ratio", "fan_speed_pct", 0.01, "Fan speed, fraction of its maximum"),
     ("jupyter_gpu_sm_clock_hertz", "sm_clock_mhz", 1e6, "Clock of the streaming multiprocessors"),
+    ("jupyter_gpu_memory_clock_hertz", "memory_clock_mhz", 1e6, "Clock of the device memory"),
+    (
+        "jupyter_gpu_encoder_utilization_ratio",
+        "encoder_utilization",
+        0.01,
+        "Fraction of the last sample period in which the video encoder was busy",
+    ),
+    (
+        "jupyter_gpu_decoder_utilization_ratio",
+        "decoder_utilization",
+        0.01,
+        "Fraction of the last sample period in which the video decoder was busy",
+    ),
+    (
+        "jupyter_gpu_ecc_errors_corrected",
+        "ecc_errors_corrected",
+        1,
+        "Memory errors ECC corrected since the driver loaded",
+    ),
+    (
+        "jupyter_gpu_ecc_errors_uncorrected",
+        "ecc_errors_uncorrected",
+        1,
+        "Memory errors ECC could not correct since the driver loaded",
+    ),
 )
+# Readings DCGM gives as a sum or a code: (series, Gpu field, what it is and its twin).
+GPU_CODED_SERIES = (
+    (
+        "jupyter_gpu_performance_state",
+        "performance_state",
+        "Performance state, 0 (P0, the most performance) to 15 (DCGM: DCGM_FI_DEV_PSTATE)",
+    ),
+    (
+        "jupyter_gpu_memory_retired_pages",
+        "retired_pages",
+        "Memory pages retired for good after ECC errors, before Ampere "
+        "(DCGM: DCGM_FI_DEV_RETIRED_SBE + DCGM_FI_DEV_RETIRED_DBE)",
+    ),
+    (
+        "jupyter_gpu_memory_remapped_rows",
+        "remapped_rows",
+        "Memory rows remapped for good after ECC errors, Ampere and later (DCGM: "
+        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS + DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS)",
+    ),
+    (
+        "jupyter_gpu_memory_repair_pending",
+        "memory_repair_pending",
+        "1 while a page retirement or row remap waits for the GPU's reset "
+        "(DCGM: DCGM_FI_DEV_RETIRED_PENDING, DCGM_FI_DEV_ROW_REMAP_PENDING)",
+    ),
+)
+CLOCK_EVENT_REASON = "jupyter_gpu_clock_event_reason"
 MIG_SERIES = (
     (
         "jupyter_gpu_mig_utilization_ratio",
@@ -171,6 +224,8 @@ READ_ERRORS = "jupyter_gpu_read_errors"
 # Every series name this endpoint can produce, as a query names it.
 SERIES_NAMES = (
     *(name for name, _, _, _ in GPU_SERIES),
+    *(name for name, _, _ in GPU_CODED_SERIES),
+    CLOCK_EVENT_REASON,
     *(name for name, _, _, _ in MIG_SERIES),
     *(name for name, *_ in MACHINE_SERIES),
     *(name for name, *_ in MACHINE_RATES),
@@ -207,8 +262,27 @@ def _base_unit(value: float | None, factor: float) -> float | None:
     return None if value is None else value * factor
 
 
+def _coded_value(value: str | bool | int | None) -> int | None:
+    """'P8' -> 8, True -> 1, a count as it is."""
+    if isinstance(value, str):
+        return int(value.removeprefix("P"))
+    return None if value is None else int(value)
+
+
 def _gpu_labels(gpu: Gpu) -> list[str]:
     return [str(gpu.index), gpu.uuid or "", gpu.name or ""]
+
+
+def _per_gpu_family(
+    name: str, text: str, readings: Iterable[tuple[Gpu, float | None]]
+) -> Iterator[Metric]:
+    """One gauge with a sample per GPU that has a value; nothing when none has."""
+    family = GaugeMetricFamily(name, text, labels=GPU_LABELS)
+    for gpu, value in readings:
+        if value is not None:
+            family.add_metric(_gpu_labels(gpu), value)
+    if family.samples:
+        yield family
 
 
 class GpuCollector(Collector):
@@ -290,16 +364,28 @@ class GpuCollector(Collector):
 
     @staticmethod
     def _gpu_families(snapshot: Snapshot) -> Iterator[Metric]:
+        gpus = snapshot.gpus
         for name, field, factor, text in GPU_SERIES:
-            family = GaugeMetricFamily(
-                name, f"{text} (DCGM: {FIELD_SERIES[field][0]})", labels=GPU_LABELS
-            )
-            for gpu in snapshot.gpus:
-                value = _base_unit(getattr(gpu, field), factor)
-                if value is not None:
-                    family.add_metric(_gpu_labels(gpu), value)
-            if family.samples:
-                yield family
+            text = f"{text} (DCGM: {FIELD_SERIES[field][0]})"
+            values = (_base_unit(getattr(gpu, field), factor) for gpu in gpus)
+            yield from _per_gpu_family(name, text, zip(gpus, values))
+        for name, field, text in GPU_CODED_SERIES:
+            values = (_coded_value(getattr(gpu, field)) for gpu in gpus)
+            yield from _per_gpu_family(name, text, zip(gpus, values))
+        reasons = GaugeMetricFamily(
+            CLOCK_EVENT_REASON,
+            "1 while the reason holds the GPU's clocks down, else 0 (DCGM: a bit of "
+            "DCGM_FI_DEV_CLOCKS_EVENT_REASONS, formerly DCGM_FI_DEV_CLOCK_THROTTLE_REASONS)",
+            labels=[*GPU_LABELS, "reason"],
+        )
+        for gpu in snapshot.gpus:
+            if gpu.clock_throttle_reasons is None:
+                continue
+            for _bit, reason in CLOCK_EVENT_BITS:
+                active = 1 if reason in gpu.clock_throttle_reasons else 0
+                reasons.add_metric([*_gpu_labels(gpu), reason], active)
+        if reasons.samples:
+            yield reasons
         for name, field, factor, text in MIG_SERIES:
             family = GaugeMetricFamily(name, text, labels=MIG_LABELS)
             for gpu in snapshot.gpus:

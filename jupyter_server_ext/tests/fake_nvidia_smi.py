@@ -73,17 +73,21 @@ def _csv_from_xml(xml: str, fields: list[str], processes: bool, header: bool) ->
     """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
     # The package this fake sits beside, whichever python runs it.
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from jupyterlab_gpu_monitor.gpu.clock_events import CLOCK_EVENT_BITS
+    from jupyterlab_gpu_monitor.gpu.smi_csv import (
+        CLOCK_EVENT_FIELDS,
+        GPU_NUMBER_FIELDS,
+        GPU_TEXT_FIELDS,
+    )
     from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
     snapshot = parse_xml(xml, 0.0)
-    by_field = {
-        "index": "index", "uuid": "uuid", "name": "name", "pci.bus_id": "pci_bus_id",
-        "utilization.gpu": "utilization_gpu", "utilization.memory": "utilization_memory",
-        "memory.total": "memory_total_mib", "memory.used": "memory_used_mib",
-        "memory.free": "memory_free_mib", "temperature.gpu": "temperature_c",
-        "power.draw": "power_draw_w", "power.limit": "power_limit_w",
-        "fan.speed": "fan_speed_pct", "clocks.sm": "sm_clock_mhz",
-    }  # fmt: skip
+    by_field = {"index": "index", **GPU_NUMBER_FIELDS, **GPU_TEXT_FIELDS}
+
+    def mask(reasons: list[str] | None) -> str | None:
+        if reasons is None:
+            return None
+        return f"0x{sum(bit for bit, name in CLOCK_EVENT_BITS if name in reasons):016X}"
 
     def cell(value) -> str:
         return "[N/A]" if value is None else str(value)
@@ -103,6 +107,8 @@ def _csv_from_xml(xml: str, fields: list[str], processes: bool, header: bool) ->
                 row.append((gpu.mig_mode or "[N/A]").capitalize())
             elif field == "driver_version":
                 row.append(snapshot.driver_version)
+            elif field in CLOCK_EVENT_FIELDS:
+                row.append(mask(gpu.clock_throttle_reasons))
             else:
                 row.append(getattr(gpu, by_field[field]))
         rows.append(row)

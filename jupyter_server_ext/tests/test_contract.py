@@ -13,6 +13,7 @@ import pytest
 from jupyterlab_gpu_monitor import diagnose
 from jupyterlab_gpu_monitor.conda.errors import HINTS as CONDA_HINTS
 from jupyterlab_gpu_monitor.contract import document
+from jupyterlab_gpu_monitor.gpu.clock_events import CLOCK_EVENT_BITS
 from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, GpuReadError
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
@@ -31,6 +32,10 @@ def enum(group: str, name: str) -> set:
 def test_error_kinds_are_the_contracts():
     assert set(ERROR_KINDS) == enum("gpus", "GpuErrorKind")
     assert set(CONDA_HINTS) == enum("errors", "CondaErrorKind")
+
+
+def test_clock_reasons_the_sources_name_are_the_contracts():
+    assert {name for _bit, name in CLOCK_EVENT_BITS} == enum("gpus", "ClockThrottleReason")
 
 
 def test_every_finding_id_of_the_rules_is_the_contracts_and_the_other_way_round():

@@ -21,7 +21,7 @@ from jupyterlab_gpu_monitor.gpu.smi_csv import QUERY_GPU_FIELDS
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
 from .replay import REPO, SMI_FIXTURES
-from .test_nvml_source import MIB, StandInNvml
+from .test_nvml_source import MIB, StandInNvml, a100_device
 from .test_probe import environment
 
 sys.path.insert(0, str(REPO / "scripts"))
@@ -103,22 +103,25 @@ class A10gNvml(StandInNvml):
 
 def a10g(**overrides) -> dict:
     """The A10G capture's readings as NVML's calls return them (its one process is Xorg, a
-    graphics process, which neither NVML's compute list nor the CSV query lists)."""
-    device = {
-        "Name": "NVIDIA A10G",
-        "UUID": "GPU-9a9a6c50-2a47-2f51-a902-b82c3b127e94",
-        "PciInfo": SimpleNamespace(busId="00000000:00:1E.0"),
-        "MigMode": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
-        "UtilizationRates": SimpleNamespace(gpu=0, memory=0),
-        "MemoryInfo": SimpleNamespace(total=23028 * MIB, used=22 * MIB, free=22569 * MIB),
-        "Temperature": 17,
-        "TemperatureThreshold": 95,
-        "PowerUsage": 25_580,
-        "EnforcedPowerLimit": 300_000,
-        "FanSpeed": 0,
-        "ClockInfo": 210,
-        "ComputeRunningProcesses": [],
-    }
+    graphics process, which neither NVML's compute list nor the CSV query lists). Ampere, as
+    the A100 is: the same memory health calls answer alike."""
+    device = a100_device(
+        Name="NVIDIA A10G",
+        UUID="GPU-9a9a6c50-2a47-2f51-a902-b82c3b127e94",
+        PciInfo=SimpleNamespace(busId="00000000:00:1E.0"),
+        MigMode=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+        UtilizationRates=SimpleNamespace(gpu=0, memory=0),
+        MemoryInfo=SimpleNamespace(total=23028 * MIB, used=22 * MIB, free=22569 * MIB),
+        Temperature=17,
+        TemperatureThreshold=95,
+        PowerUsage=25_580,
+        EnforcedPowerLimit=300_000,
+        FanSpeed=0,
+        ClockInfo={pynvml.NVML_CLOCK_SM: 210, pynvml.NVML_CLOCK_MEM: 405},
+        PerformanceState=8,
+        CurrentClocksEventReasons=0x1,
+        ComputeRunningProcesses=[],
+    )
     return {**device, **overrides}
 
 

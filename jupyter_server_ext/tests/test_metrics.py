@@ -76,6 +76,16 @@ async def test_scrape_reports_the_snapshot_in_base_units_under_dcgm_like_names(f
     assert got[("jupyter_gpu_power_usage_watts", gpu)] == 631.95
     assert got[("jupyter_gpu_power_limit_watts", gpu)] == 700
     assert got[("jupyter_gpu_sm_clock_hertz", gpu)] == 1980e6
+    # Memory at 2619 MHz, P0, nothing holding the clocks down, no memory error.
+    assert got[("jupyter_gpu_memory_clock_hertz", gpu)] == 2619e6
+    assert got[("jupyter_gpu_performance_state", gpu)] == 0
+    assert got[("jupyter_gpu_ecc_errors_uncorrected", gpu)] == 0
+    reasons = {
+        dict(labels)["reason"]: value
+        for (name, labels), value in got.items()
+        if name == "jupyter_gpu_clock_event_reason"
+    }
+    assert len(reasons) == 9 and set(reasons.values()) == {0}
     # The capture has no fan reading: no sample, rather than a 0.
     assert not any(name == "jupyter_gpu_fan_speed_ratio" for name, _ in got)
     assert got[("jupyter_gpu_source_up", frozenset({"source": "nvidia-smi"}.items()))] == 1

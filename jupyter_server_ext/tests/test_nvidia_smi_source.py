@@ -7,7 +7,12 @@ import time
 import pytest
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
 from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
-from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource, merge, name_mig_devices
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import (
+    XML_FACTS,
+    NvidiaSmiSource,
+    merge,
+    name_mig_devices,
+)
 from jupyterlab_gpu_monitor.gpu.smi_list import parse_list
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 
@@ -112,6 +117,20 @@ async def test_field_an_old_driver_rejects_is_dropped_and_asked_without(fake_smi
     assert len(queries) == 3  # rejected once, then two good reads
 
 
+async def test_clock_reasons_are_asked_by_their_older_name_where_the_new_one_is_rejected(
+    fake_smi,
+):
+    # Drivers before 530 know the bitmask as clocks_throttle_reasons.active only.
+    fake_smi.replay("xml/rtx2080ti-x2-ecc-na-driver-410.73-v10.xml")
+    fake_smi.reject_field("clocks_event_reasons.active")
+    source = NvidiaSmiSource()
+    snapshot = await source.sample()
+    assert [g.clock_throttle_reasons for g in snapshot.gpus] == [["gpu_idle"], ["sw_power_cap"]]
+    queries = fake_smi.calls("--query-gpu=")
+    assert "clocks_event_reasons.active" in queries[0]
+    assert "clocks_throttle_reasons.active" in queries[1]
+
+
 async def test_mig_enabled_xml_asks_for_the_listing_but_only_trusts_the_same_gpu(fake_smi):
     fake_smi.replay(
         "xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml",
@@ -165,14 +184,20 @@ async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
     fake_smi.replay(f"xml/{capture.name}")
     expected = parse_xml(capture.read_text(), 0.0)
     snapshot = await NvidiaSmiSource().sample()
-    # The slowdown temperature has no --query-gpu field: it comes from the XML read now and then.
-    assert [
-        (g.name, g.memory_used_mib, g.utilization_gpu, g.temperature_slowdown_c)
-        for g in snapshot.gpus
-    ] == [
-        (g.name, g.memory_used_mib, g.utilization_gpu, g.temperature_slowdown_c)
-        for g in expected.gpus
-    ]
+
+    # The slowdown temperature and the memory's health have no --query-gpu field: they come
+    # from the XML read now and then.
+    def readings(gpu):
+        return (
+            gpu.name,
+            gpu.memory_used_mib,
+            gpu.utilization_gpu,
+            gpu.performance_state,
+            gpu.clock_throttle_reasons,
+            *(getattr(gpu, attribute) for attribute in XML_FACTS),
+        )
+
+    assert [readings(g) for g in snapshot.gpus] == [readings(g) for g in expected.gpus]
     compute = [[p.pid for p in g.processes if "C" in (p.type or "")] for g in expected.gpus]
     assert [[p.pid for p in g.processes] for g in snapshot.gpus] == compute
 

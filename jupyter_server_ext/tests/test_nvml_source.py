@@ -82,6 +82,16 @@ class StandInNvml:
     NVML_TEMPERATURE_GPU = pynvml.NVML_TEMPERATURE_GPU
     NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = pynvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
     NVML_CLOCK_SM = pynvml.NVML_CLOCK_SM
+    NVML_CLOCK_MEM = pynvml.NVML_CLOCK_MEM
+    NVML_MEMORY_ERROR_TYPE_CORRECTED = pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED
+    NVML_MEMORY_ERROR_TYPE_UNCORRECTED = pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+    NVML_VOLATILE_ECC = pynvml.NVML_VOLATILE_ECC
+    NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = (
+        pynvml.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS
+    )
+    NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = (
+        pynvml.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+    )
     NVML_DEVICE_MIG_ENABLE = pynvml.NVML_DEVICE_MIG_ENABLE
     nvmlMemory_v2 = pynvml.nvmlMemory_v2
 
@@ -125,6 +135,17 @@ class StandInNvml:
         key = "MemoryInfo_v2" if version is not None and "MemoryInfo_v2" in handle else "MemoryInfo"
         return self._answer(handle, key)
 
+    def nvmlDeviceGetClockInfo(self, handle, clock):
+        return self._answer(handle, "ClockInfo")[clock]
+
+    def nvmlDeviceGetTotalEccErrors(self, handle, error_type, counter):
+        # A table of {error type: count} for the volatile counter, the only one read.
+        assert counter == pynvml.NVML_VOLATILE_ECC
+        return self._answer(handle, "TotalEccErrors")[error_type]
+
+    def nvmlDeviceGetRetiredPages(self, handle, cause):
+        return self._answer(handle, "RetiredPages")[cause]
+
     def nvmlSystemGetProcessName(self, pid):
         return {4242: "python", 4343: "train.py"}.get(pid, "?")
 
@@ -144,7 +165,20 @@ def a100_device(**overrides) -> dict:
         "PowerUsage": 312_500,
         "EnforcedPowerLimit": 400_000,
         "FanSpeed": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
-        "ClockInfo": 1410,
+        "ClockInfo": {pynvml.NVML_CLOCK_SM: 1410, pynvml.NVML_CLOCK_MEM: 1593},
+        "PerformanceState": 0,
+        # [percent busy, sampling period in µs]
+        "EncoderUtilization": [0, 167000],
+        "DecoderUtilization": [0, 167000],
+        # Held at its power limit under load.
+        "CurrentClocksEventReasons": 0x4,
+        "TotalEccErrors": {
+            pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED: 0,
+            pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED: 0,
+        },
+        # Ampere remaps rows instead of retiring pages.
+        "RetiredPages": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+        "RemappedRows": (0, 0, 0, 0),
         "ComputeRunningProcesses": [SimpleNamespace(pid=4242, usedGpuMemory=29000 * MIB)],
     }
     device.update(overrides)
@@ -165,6 +199,64 @@ async def test_unsupported_field_is_null_and_units_are_converted():
     assert (gpu.temperature_c, gpu.temperature_slowdown_c) == (61, 89)
     assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.utilization_gpu) == (30000, 81920, 87)
     assert [(p.pid, p.name, p.used_memory_mib) for p in gpu.processes] == [(4242, "python", 29000)]
+
+
+async def test_clocks_state_and_what_holds_them_are_read():
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([a100_device()])).sample()).gpus
+    assert (gpu.sm_clock_mhz, gpu.memory_clock_mhz, gpu.performance_state) == (1410, 1593, "P0")
+    assert gpu.clock_throttle_reasons == ["sw_power_cap"]
+    assert (gpu.encoder_utilization, gpu.decoder_utilization) == (0, 0)
+
+
+async def test_bits_of_several_reasons_are_each_named():
+    hot = a100_device(CurrentClocksEventReasons=0x4 | 0x40 | 0x20000)  # and a bit newer than ours
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([hot])).sample()).gpus
+    assert gpu.clock_throttle_reasons == ["sw_power_cap", "hw_thermal_slowdown"]
+
+
+async def test_a_binding_older_than_the_event_reasons_name_reads_the_throttle_reasons():
+    class OldBinding(StandInNvml):
+        def __getattr__(self, name):
+            if name == "nvmlDeviceGetCurrentClocksEventReasons":
+                raise AttributeError(name)
+            if name == "nvmlDeviceGetCurrentClocksThrottleReasons":
+                return lambda handle: 0x1
+            return super().__getattr__(name)
+
+    (gpu,) = (await NvmlSource(nvml=OldBinding([a100_device()])).sample()).gpus
+    assert gpu.clock_throttle_reasons == ["gpu_idle"]
+
+
+async def test_memory_health_counts_errors_retired_pages_and_a_pending_repair():
+    # A V100 (pages retired, no row remapping) with a bad cell: two pages retired for repeated
+    # corrected errors, one for an uncorrected one, waiting for a reset.
+    worn = a100_device(
+        TotalEccErrors={
+            pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED: 12,
+            pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED: 1,
+        },
+        RetiredPages={
+            pynvml.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS: [0x1F000, 0x2A000],
+            pynvml.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR: [0x3C000],
+        },
+        RetiredPagesPendingStatus=pynvml.NVML_FEATURE_ENABLED,
+        RemappedRows=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+    )
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([worn])).sample()).gpus
+    assert (gpu.ecc_errors_corrected, gpu.ecc_errors_uncorrected) == (12, 1)
+    assert (gpu.retired_pages, gpu.remapped_rows, gpu.memory_repair_pending) == (3, None, True)
+
+
+async def test_memory_health_of_an_ampere_card_and_of_one_without_ecc():
+    (a100,) = (await NvmlSource(nvml=StandInNvml([a100_device()])).sample()).gpus
+    assert (a100.ecc_errors_corrected, a100.retired_pages, a100.remapped_rows) == (0, None, 0)
+    assert a100.memory_repair_pending is False
+    unsupported = pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
+    geforce = a100_device(TotalEccErrors=unsupported, RemappedRows=unsupported)
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([geforce])).sample()).gpus
+    assert (gpu.ecc_errors_corrected, gpu.ecc_errors_uncorrected) == (None, None)
+    assert (gpu.retired_pages, gpu.remapped_rows, gpu.memory_repair_pending) == (None, None, None)
+    assert not gpu.unavailable
 
 
 # An idle 80 GB card as driver 510+ reports it: v1's "used" counts the 480 MiB the driver

@@ -76,6 +76,13 @@ READINGS = (
     "power_limit_w",
     "fan_speed_pct",
     "sm_clock_mhz",
+    "memory_clock_mhz",
+    "performance_state",
+    "encoder_utilization",
+    "decoder_utilization",
+    "clock_throttle_reasons",
+    "ecc_errors_corrected",
+    "ecc_errors_uncorrected",
     "mig_mode",
 )
 
@@ -187,6 +194,25 @@ async def test_exporter_scrape_reads_back_as_nvidia_smi_read_the_same_machine(pr
         assert processes == [(p.pid, p.used_memory_mib, p.name) for p in apps.processes]
 
 
+async def test_exporter_scrape_gives_what_holds_the_clocks_and_the_memorys_health(prometheus):
+    h100 = (await read(prometheus, node("nvidia-gpu-exporter-golden-h100-590.48.01-load"))).gpus[0]
+    assert (h100.performance_state, h100.clock_throttle_reasons) == ("P0", [])
+    assert (h100.ecc_errors_uncorrected, h100.remapped_rows, h100.memory_repair_pending) == (
+        0,
+        0,
+        False,
+    )
+    # Its retired pages are [N/A] in nvidia-smi, so the exporter has no series for them.
+    assert h100.retired_pages is None
+    # An idle RTX 2080 SUPER held at its power limit, before and after the 2023 rename.
+    for stem in (
+        "nvidia-gpu-exporter-golden-rtx2080super-linux-595.71.05-idle",
+        "nvidia-gpu-exporter-live-scrape-2021-rtx2080super",
+    ):
+        (gpu,) = (await read(prometheus, node(stem))).gpus
+        assert (gpu.performance_state, gpu.clock_throttle_reasons) == ("P8", ["sw_power_cap"])
+
+
 async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheus):
     # The selector a JupyterHub admin writes: the node's host name, as dcgm-exporter labels it.
     snapshot = await read(prometheus, '{Hostname="ub20-a100-k8s"}')
@@ -194,6 +220,7 @@ async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheu
     assert (gpu.index, gpu.uuid) == (0, "GPU-34319582-d595-d1c7-d1d2-179bcfa61660")
     assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (4845, 35690, 40535)
     assert (gpu.temperature_c, gpu.power_draw_w, gpu.sm_clock_mhz) == (61, 409.692, 1215)
+    assert gpu.memory_clock_mhz == 1215
     # No DCGM_FI_DEV_GPU_UTIL under MIG: null, with the reason, never 0.
     assert gpu.mig_mode == "enabled" and gpu.utilization_gpu is None
     assert "MIG" in gpu.unavailable["utilization_gpu"]

@@ -84,6 +84,8 @@ def test_xml_capture_parses_to_the_numbers_in_it(capture: Path):
         if slowdown is not None:
             assert gpu.temperature_slowdown_c == slowdown
         assert gpu.fan_speed_pct == _number_in(_tag(section, "fan_speed"))
+        assert gpu.performance_state == _tag(section, "performance_state")
+        assert gpu.memory_clock_mhz == _number_in(_tag(section, "clocks/mem_clock"))
     pids = [int(p) for p in re.findall(r"<process_info>.*?<pid>(\d+)</pid>", text, flags=re.S)]
     assert [p.pid for gpu in snapshot.gpus for p in gpu.processes] == pids
 
@@ -105,6 +107,50 @@ def test_xml_capture_parses_to_the_numbers_in_it(capture: Path):
 def test_the_slowdown_temperature_is_read_as_degrees_or_from_t_limit_margins(name, slowdowns):
     snapshot = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0)
     assert [gpu.temperature_slowdown_c for gpu in snapshot.gpus] == slowdowns
+
+
+@pytest.mark.parametrize(
+    "name, reasons",
+    [
+        # Two GeForce cards of one machine: one idle, one held at its power limit.
+        ("rtx2080ti-x2-ecc-na-driver-410.73-v10.xml", [["gpu_idle"], ["sw_power_cap"]]),
+        # An idle RTX 3090 whose power limit holds it (driver 530 renamed the element).
+        ("rtx3090-driver-590.44-v13.xml", [["sw_power_cap"]]),
+        # Under load at P2, nothing holds it.
+        ("rtx3080-driver-595.58-v13.xml", [[]]),
+        # A partial document without the element.
+        ("gtx1070ti-partial-fields-v10.xml", [None]),
+    ],
+)
+def test_what_holds_the_clocks_down_is_read_under_either_name(name, reasons):
+    snapshot = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0)
+    assert [gpu.clock_throttle_reasons for gpu in snapshot.gpus] == reasons
+
+
+@pytest.mark.parametrize(
+    "name, health",
+    [
+        # Pascal retires pages; its 3 corrected errors are lifetime (aggregate) counts, not
+        # since the driver loaded.
+        ("tesla-p100-pcie-16gb-driver-510.47-v11.xml", (0, 0, 0, None, False)),
+        # The V100S's DTD v11 counts single- and double-bit errors.
+        ("tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml", (0, 0, 0, None, False)),
+        # Hopper remaps rows, SRAM and DRAM errors counted apart.
+        ("h100-80gb-hbm3-x8-driver-580.105.08-v13.xml", (0, 0, None, 0, False)),
+        # A GeForce card has no ECC, and remaps rows since Ampere.
+        ("rtx4090-driver-535.86-v12.xml", (None, None, None, 0, False)),
+        ("rtx2080-x2-driver-590.44-v13.xml", (None, None, None, None, None)),
+    ],
+)
+def test_memory_errors_and_repairs_are_read_for_each_generation(name, health):
+    gpu = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0).gpus[0]
+    assert (
+        gpu.ecc_errors_corrected,
+        gpu.ecc_errors_uncorrected,
+        gpu.retired_pages,
+        gpu.remapped_rows,
+        gpu.memory_repair_pending,
+    ) == health
 
 
 def test_a100_in_mig_mode_lists_its_instances_and_says_why_utilisation_is_missing():
@@ -186,6 +232,27 @@ def test_query_gpu_capture_parses_to_the_numbers_in_it(capture: Path):
             assert getattr(gpu, attribute) == _number_in(cells[field]), field
     if "name" in cells:
         assert gpu.name == cells["name"]
+
+
+@pytest.mark.parametrize(
+    "name, readings",
+    [
+        # Driver 465 names the bitmask clocks_throttle_reasons.active and has no encoder field.
+        ("rtx2080super-ubuntu2004-465.27-query-gpu.csv", ("P8", 405, None, ["gpu_idle"])),
+        # Driver 590: clocks_event_reasons.active, an H100 under load.
+        ("h100-80gb-hbm3-590.48.01-query-gpu-load.csv", ("P0", 2619, 0, [])),
+        # Fields asked by name, without the reasons.
+        ("tesla-p100-510-query-gpu-csv-nounits.csv", ("P0", 715, None, None)),
+    ],
+)
+def test_query_gpu_gives_the_performance_state_memory_clock_and_clock_reasons(name, readings):
+    (gpu,) = parse_query_gpu(read(SMI_FIXTURES / "csv" / name)).gpus
+    assert (
+        gpu.performance_state,
+        gpu.memory_clock_mhz,
+        gpu.encoder_utilization,
+        gpu.clock_throttle_reasons,
+    ) == readings
 
 
 def test_headerless_query_needs_and_uses_its_field_list():

@@ -15,7 +15,7 @@ from typing import Any
 
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
-from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource, merge
+from jupyterlab_gpu_monitor.gpu.nvidia_smi import XML_FACTS, NvidiaSmiSource, merge
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource
 from jupyterlab_gpu_monitor.gpu.smi_csv import QUERY_GPU_FIELDS, parse_compute_apps, parse_query_gpu
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
@@ -24,7 +24,7 @@ from .captures import Capture
 from .compare import Comparison, compare_moment
 
 # What the CSV queries cannot say, which the nvidia-smi source takes from the XML.
-_NOT_IN_CSV = ("cuda_version", "mig_devices", "processes.gpu_instance_id", "temperature_slowdown_c")
+_NOT_IN_CSV = ("cuda_version", "mig_devices", "processes.gpu_instance_id", *XML_FACTS)
 
 
 @dataclass

@@ -5,11 +5,13 @@ import { environmentOfPrefix } from '../env/catalog';
 import {
   diffFingerprint,
   driftFindings,
-  makeFingerprint,
+  makeFingerprint
+} from '../env/fingerprint';
+import {
   parseFingerprint,
   readFingerprint,
   writeFingerprint
-} from '../env/fingerprint';
+} from '../env/fingerprintRecord';
 import { IEnvironmentFingerprint, METADATA_KEY } from '../tokens';
 import {
   diagnoses,

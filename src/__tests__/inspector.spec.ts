@@ -4,7 +4,8 @@ import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { nullTranslator } from '@jupyterlab/translation';
 import { Signal } from '@lumino/signaling';
 
-import { makeFingerprint, writeFingerprint } from '../env/fingerprint';
+import { makeFingerprint } from '../env/fingerprint';
+import { writeFingerprint } from '../env/fingerprintRecord';
 import { EnvironmentInspector } from '../env/inspector';
 import { IGpuMonitorModel, IKernelGpus } from '../tokens';
 import { IFinding } from '../restapi/inspector';

@@ -30,12 +30,7 @@ import {
   packageVersions
 } from './catalog';
 import { sortFindings } from './findings';
-import {
-  diffFingerprint,
-  driftFindings,
-  makeFingerprint,
-  readFingerprint
-} from './fingerprint';
+import { readFingerprint } from './fingerprintRecord';
 import { kernelVisibleDevices, visibleGpuIndices } from './gpus';
 import { FRAMEWORKS } from '../seed/frameworks';
 import {
@@ -287,6 +282,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     if (this._probe === null) {
       return null;
     }
+    const { makeFingerprint } = await import('./fingerprint');
     return makeFingerprint({
       probe: this._probe,
       environment: this._environment,
@@ -527,15 +523,17 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   private async _updateDrift(): Promise<void> {
     const recorded = this._fingerprint;
     const current = recorded ? await this.currentFingerprint() : null;
-    this._drift =
-      recorded && current
-        ? driftFindings(
-            diffFingerprint(recorded, current),
-            recorded,
-            this._trans,
-            this._condaPackages
-          )
-        : [];
+    if (!recorded || !current) {
+      this._drift = [];
+      return;
+    }
+    const { diffFingerprint, driftFindings } = await import('./fingerprint');
+    this._drift = driftFindings(
+      diffFingerprint(recorded, current),
+      recorded,
+      this._trans,
+      this._condaPackages
+    );
   }
 
   /**

@@ -19,6 +19,7 @@ import {
 } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 
+import { writeFingerprint } from '../env/fingerprintRecord';
 import { diceIcon } from '../icons';
 import { notificationText } from '../notification';
 import type { Framework } from '../seed/frameworks';
@@ -211,7 +212,6 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
           );
           return;
         }
-        const { writeFingerprint } = await import('../env/fingerprint');
         writeFingerprint(panel.context.model, fingerprint);
         Notification.success(
           trans.__(

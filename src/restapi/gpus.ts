@@ -194,6 +194,46 @@ export interface IGpu {
    */
   sm_clock_mhz: number | null;
   /**
+   * The memory clock, in MHz.
+   */
+  memory_clock_mhz: number | null;
+  /**
+   * The performance state, from P0 (the most performance) to P15 (the least).
+   */
+  performance_state: string | null;
+  /**
+   * The share of time the video encoder was busy, in percent.
+   */
+  encoder_utilization: number | null;
+  /**
+   * The share of time the video decoder was busy, in percent.
+   */
+  decoder_utilization: number | null;
+  /**
+   * What holds the clocks below their maximum now (the driver's clock event reasons); empty when nothing does, null when the driver does not say.
+   */
+  clock_throttle_reasons: ClockThrottleReason[] | null;
+  /**
+   * Memory errors ECC corrected since the driver loaded; null where ECC is off or absent.
+   */
+  ecc_errors_corrected: number | null;
+  /**
+   * Memory errors ECC could not correct since the driver loaded: the data of the process that met one is wrong.
+   */
+  ecc_errors_uncorrected: number | null;
+  /**
+   * Memory pages retired for good after ECC errors (GPUs before Ampere).
+   */
+  retired_pages: number | null;
+  /**
+   * Memory rows remapped for good after ECC errors (Ampere and later).
+   */
+  remapped_rows: number | null;
+  /**
+   * Whether a page retirement or row remap waits for the GPU's next reset to take effect.
+   */
+  memory_repair_pending: boolean | null;
+  /**
    * Whether MIG is enabled on this GPU; null where MIG does not exist.
    */
   mig_mode: 'enabled' | 'disabled' | null;
@@ -220,6 +260,20 @@ export interface IGpu {
    */
   error: IGpuError | null;
 }
+
+/**
+ * Why the clocks are held down, as nvidia-smi names it: `gpu_idle` (nothing to do), `applications_clocks_setting` and `display_clocks_setting` (clocks set lower), `sw_power_cap` (at the power limit), `sw_thermal_slowdown`, `hw_thermal_slowdown` (too hot), `hw_slowdown`, `hw_power_brake_slowdown` (the board's power supply or an external signal), `sync_boost` (held to the slowest GPU of a group).
+ */
+export type ClockThrottleReason =
+  | 'gpu_idle'
+  | 'applications_clocks_setting'
+  | 'sw_power_cap'
+  | 'hw_slowdown'
+  | 'sync_boost'
+  | 'sw_thermal_slowdown'
+  | 'hw_thermal_slowdown'
+  | 'hw_power_brake_slowdown'
+  | 'display_clocks_setting';
 
 /**
  * Whose figures a machine reading is: `container`, the cgroup's limit and use where it limits the server below the node; `host`, the node's.

@@ -89,6 +89,23 @@ class Gpu:
     power_limit_w: float | None = None
     fan_speed_pct: float | None = None
     sm_clock_mhz: float | None = None
+    memory_clock_mhz: float | None = None
+    # "P0" (the most performance) to "P12" (the least), as the driver reports it.
+    performance_state: str | None = None
+    # Percent of time the video encoder and decoder were busy.
+    encoder_utilization: float | None = None
+    decoder_utilization: float | None = None
+    # What holds the clocks down now, by the driver's names (``sw_power_cap``,
+    # ``hw_thermal_slowdown``, ``gpu_idle``...): [] when nothing does.
+    clock_throttle_reasons: list[str] | None = None
+    # Memory errors since the driver loaded (volatile ECC counts).
+    ecc_errors_corrected: int | None = None
+    ecc_errors_uncorrected: int | None = None
+    # Memory taken out of use for good: pages retired (before Ampere) or rows remapped.
+    retired_pages: int | None = None
+    remapped_rows: int | None = None
+    # A retirement or remap waiting for the GPU's next reset to take effect.
+    memory_repair_pending: bool | None = None
     mig_mode: str | None = None
     mig_devices: list[MigDevice] = field(default_factory=list)
     processes: list[GpuProcess] = field(default_factory=list)

@@ -12,6 +12,7 @@ from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
 from .model import Gpu, GpuProcess, Snapshot
 from .smi_csv import (
+    CLOCK_EVENT_FIELDS,
     QUERY_APPS_FIELDS,
     QUERY_GPU_FIELDS,
     AppRow,
@@ -25,6 +26,18 @@ from .smi_xml import parse_xml
 # Driver, CUDA version and MIG layout change rarely; `-q -x` costs tens to hundreds of ms.
 STATIC_REFRESH_SECONDS = 30.0
 _INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
+# A field an older driver knows by another name, asked for by that name when it is rejected.
+_OLDER_FIELD_NAMES = dict([CLOCK_EVENT_FIELDS])
+# What no --query-gpu read asks for, taken from the XML: the board's slowdown threshold (no CSV
+# field names it) and its memory's health, which changes seldom.
+XML_FACTS = (
+    "temperature_slowdown_c",
+    "ecc_errors_corrected",
+    "ecc_errors_uncorrected",
+    "retired_pages",
+    "remapped_rows",
+    "memory_repair_pending",
+)
 
 
 async def run_nvidia_smi(executable: str, args: Sequence[str], timeout_seconds: float) -> str:
@@ -103,8 +116,8 @@ class NvidiaSmiSource:
         return static
 
     async def _query_gpus(self):
-        # Old drivers reject fields they do not know (mig.mode.current before 450): drop the
-        # field nvidia-smi names and ask again, once per field.
+        # Old drivers reject fields they do not know (mig.mode.current before 450): ask for
+        # the field nvidia-smi names by its older name, or drop it, and ask again.
         while True:
             args = [f"--query-gpu={','.join(self._gpu_fields)}", "--format=csv,nounits"]
             try:
@@ -115,7 +128,12 @@ class NvidiaSmiSource:
                 rejected = _INVALID_FIELD.search(error.message)
                 if rejected is None or rejected.group(1) not in self._gpu_fields[3:]:
                     raise
-                self._gpu_fields.remove(rejected.group(1))
+                position = self._gpu_fields.index(rejected.group(1))
+                older = _OLDER_FIELD_NAMES.get(rejected.group(1))
+                if older is None:
+                    del self._gpu_fields[position]
+                else:
+                    self._gpu_fields[position] = older
 
     async def _run(self, args: Sequence[str]) -> str:
         return await run_nvidia_smi(self._executable, args, self._timeout_seconds)
@@ -157,8 +175,8 @@ def merge(
         if known is not None:
             gpu.mig_mode = gpu.mig_mode or known.mig_mode
             gpu.mig_devices = known.mig_devices
-            # No --query-gpu field names the slowdown threshold; it is a fixed fact of the board.
-            gpu.temperature_slowdown_c = known.temperature_slowdown_c
+            for attribute in XML_FACTS:
+                setattr(gpu, attribute, getattr(known, attribute))
         gpu.explain_mig()
         known_processes = {p.pid: p for p in known.processes} if known is not None else {}
         gpu.processes = [

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from ..translation import gettext
+from .clock_events import reasons_of_mask
 from .errors import GpuReadError, kind_of_reason
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
@@ -29,6 +30,8 @@ _KIND_OF_CODE = {
 }
 _GPU_IS_LOST = 15
 _NOT_SUPPORTED = 3
+# nvmlPstates_t's "unknown"; P0 to P15 are 0 to 15.
+_PSTATE_UNKNOWN = 32
 
 
 def read_error(error: Exception) -> GpuReadError:
@@ -205,9 +208,67 @@ class NvmlSource:
         gpu.sm_clock_mhz = field(
             gpu, "sm_clock_mhz", nvml.nvmlDeviceGetClockInfo, handle, nvml.NVML_CLOCK_SM
         )
+        gpu.memory_clock_mhz = field(
+            gpu, "memory_clock_mhz", nvml.nvmlDeviceGetClockInfo, handle, nvml.NVML_CLOCK_MEM
+        )
+        state = field(gpu, "performance_state", nvml.nvmlDeviceGetPerformanceState, handle)
+        gpu.performance_state = f"P{state}" if state not in (None, _PSTATE_UNKNOWN) else None
+        encoder = field(gpu, "encoder_utilization", nvml.nvmlDeviceGetEncoderUtilization, handle)
+        gpu.encoder_utilization = encoder[0] if encoder is not None else None
+        decoder = field(gpu, "decoder_utilization", nvml.nvmlDeviceGetDecoderUtilization, handle)
+        gpu.decoder_utilization = decoder[0] if decoder is not None else None
+        # Renamed from "throttle reasons" in NVML 12.535; older bindings have the old name only.
+        event_reasons = getattr(
+            nvml,
+            "nvmlDeviceGetCurrentClocksEventReasons",
+            nvml.nvmlDeviceGetCurrentClocksThrottleReasons,
+        )
+        mask = field(gpu, "clock_throttle_reasons", event_reasons, handle)
+        gpu.clock_throttle_reasons = reasons_of_mask(mask) if mask is not None else None
+        self._read_memory_health(gpu, handle)
         gpu.processes = self._processes(gpu, handle, None)
         if gpu.mig_mode == "enabled":
             gpu.mig_devices = self._mig_devices(gpu, handle)
+
+    def _read_memory_health(self, gpu: Gpu, handle: Any) -> None:
+        """ECC errors since the driver loaded, and memory retired (before Ampere) or remapped
+        (since) for good: what -q -x prints under ecc_errors, retired_pages, remapped_rows."""
+        nvml = self._nvml
+        field = self._field
+        for attribute, kind in (
+            ("ecc_errors_corrected", nvml.NVML_MEMORY_ERROR_TYPE_CORRECTED),
+            ("ecc_errors_uncorrected", nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED),
+        ):
+            count = field(
+                gpu,
+                attribute,
+                nvml.nvmlDeviceGetTotalEccErrors,
+                handle,
+                kind,
+                nvml.NVML_VOLATILE_ECC,
+            )
+            setattr(gpu, attribute, count)
+        retired = [
+            field(gpu, "retired_pages", nvml.nvmlDeviceGetRetiredPages, handle, cause)
+            for cause in (
+                nvml.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                nvml.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR,
+            )
+        ]
+        pending = []
+        if any(pages is not None for pages in retired):
+            gpu.retired_pages = sum(len(pages or []) for pages in retired)
+            status = field(
+                gpu, "memory_repair_pending", nvml.nvmlDeviceGetRetiredPagesPendingStatus, handle
+            )
+            pending.append(status)
+        remapped = field(gpu, "remapped_rows", nvml.nvmlDeviceGetRemappedRows, handle)
+        if remapped is not None:
+            corrected, uncorrected, remap_pending, _failed = remapped
+            gpu.remapped_rows = corrected + uncorrected
+            pending.append(remap_pending)
+        known = [state for state in pending if state is not None]
+        gpu.memory_repair_pending = any(known) if known else None
 
     def _processes(self, gpu: Gpu, handle: Any, instance: int | None) -> list[GpuProcess]:
         nvml = self._nvml

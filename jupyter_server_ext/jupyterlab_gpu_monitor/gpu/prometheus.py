@@ -23,6 +23,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 from tornado.simple_httpclient import HTTPTimeoutError
 
 from ..translation import N_, gettext
+from .clock_events import reasons_of_mask
 from .errors import GpuReadError
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
@@ -46,7 +47,55 @@ FIELD_SERIES: dict[str, tuple[str, str | None, float]] = {
     "power_limit_w": ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "nvidia_smi_power_limit_watts", 1),
     "fan_speed_pct": ("DCGM_FI_DEV_FAN_SPEED", "nvidia_smi_fan_speed_ratio", 100),
     "sm_clock_mhz": ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_clocks_current_sm_clock_hz", 1e-6),
+    "memory_clock_mhz": (
+        "DCGM_FI_DEV_MEM_CLOCK",
+        "nvidia_smi_clocks_current_memory_clock_hz",
+        1e-6,
+    ),
+    "encoder_utilization": ("DCGM_FI_DEV_ENC_UTIL", "nvidia_smi_utilization_encoder_ratio", 100),
+    "decoder_utilization": ("DCGM_FI_DEV_DEC_UTIL", "nvidia_smi_utilization_decoder_ratio", 100),
+    "ecc_errors_corrected": (
+        "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
+        "nvidia_smi_ecc_errors_corrected_volatile_total",
+        1,
+    ),
+    "ecc_errors_uncorrected": (
+        "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
+        "nvidia_smi_ecc_errors_uncorrected_volatile_total",
+        1,
+    ),
 }
+# Readings made of more than one series, or of a code: counts that are the sum of two series
+# (either exporter's), a repair waiting when any series says so, the P-state's number and the
+# clock event reasons' bitmask (each under its name before and after the 2023 rename).
+SUMMED_SERIES = {
+    "retired_pages": (
+        "DCGM_FI_DEV_RETIRED_SBE",
+        "DCGM_FI_DEV_RETIRED_DBE",
+        "nvidia_smi_retired_pages_single_bit_ecc_count",
+        "nvidia_smi_retired_pages_double_bit_count",
+    ),
+    "remapped_rows": (
+        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
+        "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
+        "nvidia_smi_remapped_rows_correctable",
+        "nvidia_smi_remapped_rows_uncorrectable",
+    ),
+}
+PENDING_SERIES = (
+    "DCGM_FI_DEV_RETIRED_PENDING",
+    "DCGM_FI_DEV_ROW_REMAP_PENDING",
+    "nvidia_smi_retired_pages_pending",
+    "nvidia_smi_remapped_rows_pending",
+)
+PSTATE_SERIES = ("DCGM_FI_DEV_PSTATE", "nvidia_smi_pstate")
+CLOCK_EVENT_SERIES = (
+    "DCGM_FI_DEV_CLOCKS_EVENT_REASONS",
+    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
+    "nvidia_smi_clocks_event_reasons_active",
+    "nvidia_smi_clocks_throttle_reasons_active",
+)
+_SUMMED = {name: field for field, names in SUMMED_SERIES.items() for name in names}
 _DCGM_FIELDS = {dcgm: field for field, (dcgm, _, _) in FIELD_SERIES.items()}
 _SMI_FIELDS = {
     smi: (field, factor) for field, (_, smi, factor) in FIELD_SERIES.items() if smi is not None
@@ -66,6 +115,8 @@ SMI_DRIVER_VERSION = "nvidia_smi_driver_version"
 SERIES_NAMES = tuple(
     sorted(
         {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi) if name}
+        | set(_SUMMED)
+        | {*PENDING_SERIES, *PSTATE_SERIES, *CLOCK_EVENT_SERIES}
         | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE}
         | {SMI_INFO, SMI_INDEX, SMI_MIG_MODE, SMI_APP_MEMORY, SMI_DRIVER_VERSION}
     )
@@ -160,6 +211,24 @@ def _dcgm_reading(value: float) -> float | None:
     return None if value >= DCGM_BLANK else value
 
 
+def _read_coded(gpu: Gpu, name: str, value: float) -> None:
+    """A reading of ``SUMMED_SERIES``, ``PENDING_SERIES``, ``PSTATE_SERIES`` or
+    ``CLOCK_EVENT_SERIES`` into ``gpu``; other series, and values no count or code can be
+    (NaN, negative), are left alone."""
+    if not math.isfinite(value) or value < 0:
+        return
+    if name in _SUMMED:
+        field = _SUMMED[name]
+        setattr(gpu, field, (getattr(gpu, field) or 0) + int(value))
+    elif name in PENDING_SERIES:
+        gpu.memory_repair_pending = bool(gpu.memory_repair_pending) or value > 0
+    elif name in PSTATE_SERIES:
+        # 32 is NVML's "unknown"; P0 to P15 are 0 to 15.
+        gpu.performance_state = f"P{int(value)}" if 0 <= value <= 15 else None
+    elif name in CLOCK_EVENT_SERIES:
+        gpu.clock_throttle_reasons = reasons_of_mask(int(value))
+
+
 def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
     gpus: dict[str, Gpu] = {}
     reserved: dict[str, float | None] = {}
@@ -201,6 +270,8 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             setattr(gpu, _DCGM_FIELDS[name], _scaled(reading))
         elif name == DCGM_RESERVED:
             reserved[key] = reading
+        elif reading is not None:
+            _read_coded(gpu, name, reading)
     for key, gpu in gpus.items():
         if gpu.memory_total_mib is None and None not in (gpu.memory_used_mib, gpu.memory_free_mib):
             # dcgm-exporter's default counters have no FB_TOTAL; nvidia-smi's total is the sum.
@@ -270,6 +341,8 @@ def _smi_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
         elif name in _SMI_FIELDS:
             field, factor = _SMI_FIELDS[name]
             setattr(gpu, field, _scaled(value, factor))
+        else:
+            _read_coded(gpu, name, value)
     for gpu in gpus.values():
         gpu.processes.sort(key=lambda process: process.pid)
         gpu.explain_mig()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..translation import gettext
+from .clock_events import reasons_of_mask
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess
 from .smi_values import mig_mode_value, number_value, says_gpu_lost, text_value
@@ -35,6 +36,12 @@ GPU_NUMBER_FIELDS = {
     "fan.speed": "fan_speed_pct",
     "clocks.sm": "sm_clock_mhz",
     "clocks.current.sm": "sm_clock_mhz",
+    "clocks.mem": "memory_clock_mhz",
+    "clocks.current.memory": "memory_clock_mhz",
+    "utilization.encoder": "encoder_utilization",
+    "utilization.decoder": "decoder_utilization",
+    "ecc.errors.corrected.volatile.total": "ecc_errors_corrected",
+    "ecc.errors.uncorrected.volatile.total": "ecc_errors_uncorrected",
 }
 GPU_TEXT_FIELDS = {
     "uuid": "uuid",
@@ -42,7 +49,10 @@ GPU_TEXT_FIELDS = {
     "gpu_name": "name",
     "pci.bus_id": "pci_bus_id",
     "gpu_bus_id": "pci_bus_id",
+    "pstate": "performance_state",
 }
+# The clock event reasons as a bitmask: the name since driver 530, then the one before.
+CLOCK_EVENT_FIELDS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
 
 # What the sampler asks for on every read: a few ms per call, against tens to hundreds of ms
 # for `-q -x`.
@@ -61,6 +71,11 @@ QUERY_GPU_FIELDS = (
     "power.limit",
     "fan.speed",
     "clocks.sm",
+    "clocks.mem",
+    "pstate",
+    "utilization.encoder",
+    "utilization.decoder",
+    CLOCK_EVENT_FIELDS[0],
     "mig.mode.current",
     "driver_version",
 )
@@ -69,6 +84,7 @@ QUERY_APPS_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
 _KNOWN_FIELDS = {
     *GPU_NUMBER_FIELDS,
     *GPU_TEXT_FIELDS,
+    *CLOCK_EVENT_FIELDS,
     "index",
     "mig.mode.current",
     "driver_version",
@@ -156,11 +172,25 @@ def parse_query_gpu(text: str, fields: Sequence[str] | None = None) -> GpuRows:
             if name in record:
                 setattr(gpu, attribute, text_value(record[name]))
         gpu.mig_mode = mig_mode_value(record.get("mig.mode.current"))
+        gpu.clock_throttle_reasons = _clock_event_reasons(record)
         driver_version = driver_version or text_value(record.get("driver_version"))
         if any(says_gpu_lost(raw) for raw in record.values()):
             gpu.error = gpu_lost(gpu.index)
         gpus.append(gpu)
     return GpuRows(gpus=gpus, driver_version=driver_version)
+
+
+def _clock_event_reasons(record: dict[str, str]) -> list[str] | None:
+    """The reasons of the bitmask ('0x0000000000000004' -> ['sw_power_cap']); None when the
+    query did not ask for it or the GPU does not say."""
+    for name in CLOCK_EVENT_FIELDS:
+        mask = text_value(record.get(name))
+        if mask is not None:
+            try:
+                return reasons_of_mask(int(mask, 16))
+            except ValueError:
+                return None  # not a bitmask: a message in its place
+    return None
 
 
 def parse_compute_apps(text: str, fields: Sequence[str] | None = None) -> list[AppRow]:

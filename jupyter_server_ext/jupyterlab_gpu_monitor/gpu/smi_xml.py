@@ -10,6 +10,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..translation import gettext
+from .clock_events import CLOCK_EVENT_BITS
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
@@ -35,7 +36,16 @@ _NUMBER_PATHS = {
     ),
     "fan_speed_pct": ("fan_speed",),
     "sm_clock_mhz": ("clocks/sm_clock",),
+    "memory_clock_mhz": ("clocks/mem_clock",),
+    "encoder_utilization": ("utilization/encoder_util",),
+    "decoder_utilization": ("utilization/decoder_util",),
 }
+# The element of the clock throttle reasons, and the prefix of each reason's, newest name first
+# (renamed "event reasons" in driver 530).
+_THROTTLE_ELEMENTS = (
+    ("clocks_event_reasons", "clocks_event_reason_"),
+    ("clocks_throttle_reasons", "clocks_throttle_reason_"),
+)
 # Why a reading is null under MIG; translated where it is used.
 
 
@@ -87,6 +97,9 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
         setattr(gpu, attribute, _number(element, *paths))
     if gpu.temperature_slowdown_c is None:
         gpu.temperature_slowdown_c = _slowdown_from_tlimit(element)
+    gpu.performance_state = text_value(element.findtext("performance_state"))
+    gpu.clock_throttle_reasons = _throttle_reasons(element)
+    _read_memory_health(gpu, element)
     gpu.explain_mig()
     gpu.mig_devices = [_mig_device(mig) for mig in element.findall("mig_devices/mig_device")]
     processes = (_process(info) for info in element.findall("processes/process_info"))
@@ -94,6 +107,63 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     if any(says_gpu_lost(child.text) for child in element.iter()):
         gpu.error = gpu_lost(index)
     return gpu
+
+
+def _throttle_reasons(element: ET.Element) -> list[str] | None:
+    """The reasons marked Active, named and ordered as the other sources name them; None when
+    not reported."""
+    for container, prefix in _THROTTLE_ELEMENTS:
+        reasons = element.find(container)
+        if reasons is None:
+            continue
+        states = {
+            child.tag.removeprefix(prefix): text_value(child.text)
+            for child in reasons
+            if child.tag.startswith(prefix)
+        }
+        if any(state is not None for state in states.values()):
+            return [name for _bit, name in CLOCK_EVENT_BITS if states.get(name) == "Active"]
+    return None
+
+
+def _total(element: ET.Element, *paths: str) -> int | None:
+    """The sum of the counts at ``paths`` that are reported; None when none is."""
+    values = [_int(element, path) for path in paths]
+    known = [value for value in values if value is not None]
+    return sum(known) if known else None
+
+
+def _read_memory_health(gpu: Gpu, element: ET.Element) -> None:
+    """ECC errors since the driver loaded, and memory retired or remapped for good."""
+    if element.find("ecc_errors/volatile/single_bit") is not None:
+        # Before DTD v12: single- and double-bit totals.
+        gpu.ecc_errors_corrected = _int(element, "ecc_errors/volatile/single_bit/total")
+        gpu.ecc_errors_uncorrected = _int(element, "ecc_errors/volatile/double_bit/total")
+    else:
+        gpu.ecc_errors_corrected = _total(
+            element, "ecc_errors/volatile/sram_correctable", "ecc_errors/volatile/dram_correctable"
+        )
+        gpu.ecc_errors_uncorrected = _total(
+            element,
+            "ecc_errors/volatile/sram_uncorrectable",
+            "ecc_errors/volatile/sram_uncorrectable_parity",
+            "ecc_errors/volatile/sram_uncorrectable_secded",
+            "ecc_errors/volatile/dram_uncorrectable",
+        )
+    gpu.retired_pages = _total(
+        element,
+        "retired_pages/multiple_single_bit_retirement/retired_count",
+        "retired_pages/double_bit_retirement/retired_count",
+    )
+    gpu.remapped_rows = _total(
+        element, "remapped_rows/remapped_row_corr", "remapped_rows/remapped_row_unc"
+    )
+    pending = [
+        text_value(element.findtext(path))
+        for path in ("retired_pages/pending_retirement", "remapped_rows/remapped_row_pending")
+    ]
+    if any(state is not None for state in pending):
+        gpu.memory_repair_pending = "Yes" in pending
 
 
 def _slowdown_from_tlimit(element: ET.Element) -> Number | None:
