@@ -37,8 +37,57 @@ describe('GpuRow', () => {
     expect(row.textContent).toBe(
       'GPU 0RTX A500013 °C6.5 / 230 W0 %21.9 / 24.0 GiB'
     );
-    expect(row.title).toBe('NVIDIA RTX A5000\nFan 30 %\nBus 00000000:81:00.0');
+    expect(row.title).toBe(
+      'NVIDIA RTX A5000\nP8 · SM 210 MHz · memory 405 MHz\n0 rows remapped\nFan 30 %\nBus 00000000:81:00.0'
+    );
     expect(within(row).queryByRole('list', { name: /MIG/ })).toBeNull();
+    // Idle clocks are no condition.
+    expect(within(row).queryByRole('list', { name: /Conditions/ })).toBeNull();
+  });
+
+  it('says in plain words, under the bars, that a hot GPU slows its clocks down', () => {
+    // GPU 3 of the 8× V100S server as it reads once its fans fail: 91 °C,
+    // the driver slowing it down (no capture has caught one doing so).
+    const gpu = {
+      ...v100sX8Snapshot().gpus[3],
+      temperature_c: 91,
+      clock_throttle_reasons: ['hw_thermal_slowdown' as const]
+    };
+
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+
+    const conditions = getByRole('list', { name: 'Conditions of GPU 3' });
+    const [line] = within(conditions).getAllByRole('listitem');
+    expect(line.textContent).toBe('Thermal slowdown: 91 °C');
+    expect(line.className).toContain('jp-mod-warning');
+    expect(line.title).toMatch(/check its fans/);
+  });
+
+  it('puts memory it cannot trust first, with the command that repairs it', () => {
+    const gpu = {
+      ...v100sX8Snapshot().gpus[5],
+      ecc_errors_uncorrected: 2,
+      memory_repair_pending: true,
+      clock_throttle_reasons: ['sw_power_cap' as const]
+    };
+
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+
+    const lines = within(
+      getByRole('list', { name: 'Conditions of GPU 5' })
+    ).getAllByRole('listitem');
+    expect(lines.map(line => line.textContent)).toEqual([
+      '2 uncorrectable memory errors',
+      'Memory repair waits for a reset'
+    ]);
+    expect(lines[0].className).toContain('jp-mod-error');
+    expect(lines[0].title).toMatch(/sudo nvidia-smi -r -i 5$/);
+    // At the power limit under load is normal: on hover only.
+    expect(getByRole('article').title).toContain('At its power limit: 250 W');
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import { gpuConditions, IGpuCondition } from '../gpu/conditions';
 import { shortGpuName } from '../gpu/names';
 import {
   formatCelsius,
@@ -41,8 +42,10 @@ export namespace GpuRow {
 /**
  * One GPU in two dense lines: its index and short name with its
  * temperature and power, then bars for utilisation and memory with their
- * numbers; its MIG instances under them. The full name, the fan and the
- * bus id are its tooltip.
+ * numbers; its MIG instances under them, and a line for each condition that
+ * slows it down or makes its results doubtful. The full name, the clocks,
+ * the video engines, the memory's errors, what is normal under load, the
+ * fan and the bus id are its tooltip.
  */
 export function GpuRow(props: GpuRow.IProps): React.ReactElement {
   const { gpu, kernelGpus, trans } = props;
@@ -53,11 +56,19 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
   const memoryKnown =
     gpu.memory_used_mib !== null && gpu.memory_total_mib !== null;
   const fullName = trans.__('GPU %1', gpu.index) + ' ' + (gpu.name ?? '');
+  const conditions = gpuConditions(gpu, trans);
+  const shown = conditions.filter(condition => condition.severity !== 'info');
   return (
     <article
       className={`jp-GpuMonitor-gpu${visibleToKernel ? ' jp-mod-kernelVisible' : ''}`}
       aria-labelledby={headingId}
-      title={Private.tooltip(gpu, kernelGpus, visibleToKernel, trans)}
+      title={Private.tooltip(
+        gpu,
+        conditions.filter(condition => condition.severity === 'info'),
+        kernelGpus,
+        visibleToKernel,
+        trans
+      )}
     >
       <div className="jp-GpuMonitor-gpuHead">
         <h3
@@ -127,6 +138,22 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
           <Private.MigInstances gpu={gpu} trans={trans} />
         )}
       </div>
+      {shown.length > 0 && (
+        <ul
+          className="jp-GpuMonitor-gpuConditions"
+          aria-label={trans.__('Conditions of GPU %1', gpu.index)}
+        >
+          {shown.map(condition => (
+            <li
+              key={condition.text}
+              className={`jp-GpuMonitor-gpuCondition jp-mod-${condition.severity}`}
+              title={condition.hint}
+            >
+              {condition.text}
+            </li>
+          ))}
+        </ul>
+      )}
       {gpu.error && (
         <MonitorMessage
           message={gpu.error.message}
@@ -169,17 +196,24 @@ namespace Private {
   }
 
   /**
-   * What the row leaves out, on hover: the full name, the fan, the bus, and
-   * whether the notebook's kernel sees the GPU.
+   * What the row leaves out, on hover: the full name, the clocks and
+   * performance state, the video engines, the memory's errors, conditions
+   * that are normal under load, the fan, the bus, and whether the
+   * notebook's kernel sees the GPU.
    */
   export function tooltip(
     gpu: IGpu,
+    normal: IGpuCondition[],
     kernelGpus: IKernelGpus | null,
     visibleToKernel: boolean,
     trans: TranslationBundle
   ): string {
     return [
       gpu.name,
+      clocks(gpu, trans),
+      videoEngines(gpu, trans),
+      memoryHealth(gpu, trans),
+      ...normal.map(condition => condition.text),
       gpu.fan_speed_pct !== null &&
         trans.__('Fan %1', formatPercent(gpu.fan_speed_pct, trans)),
       gpu.pci_bus_id && trans.__('Bus %1', gpu.pci_bus_id),
@@ -189,6 +223,51 @@ namespace Private {
     ]
       .filter(Boolean)
       .join('\n');
+  }
+
+  /**
+   * "P2 · SM 1410 MHz · memory 1593 MHz", of what is known.
+   */
+  function clocks(gpu: IGpu, trans: TranslationBundle): string {
+    return [
+      gpu.performance_state,
+      gpu.sm_clock_mhz !== null && trans.__('SM %1 MHz', gpu.sm_clock_mhz),
+      gpu.memory_clock_mhz !== null &&
+        trans.__('memory %1 MHz', gpu.memory_clock_mhz)
+    ]
+      .filter(Boolean)
+      .join(' · ');
+  }
+
+  /**
+   * The video encoder's and decoder's use, while either works.
+   */
+  function videoEngines(gpu: IGpu, trans: TranslationBundle): string | null {
+    const { encoder_utilization: encoder, decoder_utilization: decoder } = gpu;
+    if (!encoder && !decoder) {
+      return null;
+    }
+    return trans.__(
+      'Video encoder %1 · decoder %2',
+      formatPercent(encoder ?? 0, trans),
+      formatPercent(decoder ?? 0, trans)
+    );
+  }
+
+  /**
+   * The memory errors ECC corrected and the memory taken out of use, where
+   * the GPU counts them.
+   */
+  function memoryHealth(gpu: IGpu, trans: TranslationBundle): string | null {
+    const parts = [
+      gpu.ecc_errors_corrected !== null &&
+        trans.__('ECC: %1 corrected errors', gpu.ecc_errors_corrected),
+      gpu.retired_pages !== null &&
+        trans.__('%1 pages retired', gpu.retired_pages),
+      gpu.remapped_rows !== null &&
+        trans.__('%1 rows remapped', gpu.remapped_rows)
+    ].filter(Boolean);
+    return parts.length > 0 ? parts.join(' · ') : null;
   }
 
   /**
