@@ -20,11 +20,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
-from jupyterlab_gpu_monitor.cells import KernelMemoryHistory, Span, attribute  # noqa: E402
+from jupyterlab_gpu_monitor.cells import KernelHistory, Span, attribute  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.history import History  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.model import Snapshot  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_csv import parse_query_gpu  # noqa: E402
 from jupyterlab_gpu_monitor.kernels import KernelGpuUsage  # noqa: E402
+from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse  # noqa: E402
 from metrics import eight_gpu_csv, timed_gets  # noqa: E402  (bench/metrics.py, next to this)
 from sampler import percentile  # noqa: E402
 from tests.prometheus_lab import H100_REPLAY, running_jupyter_server  # noqa: E402
@@ -35,12 +36,16 @@ KERNEL = "00000000-0000-4000-8000-000000000000"
 ROUNDS = 20
 
 
-def full_hour(gpus_csv: Path) -> tuple[History, KernelMemoryHistory, float]:
+def full_hour(gpus_csv: Path) -> tuple[History, KernelHistory, float]:
     """An hour of reads of 8 GPUs, and what 50 kernels held at each; the first read's time."""
     gpus = parse_query_gpu(gpus_csv.read_text()).gpus
     history = History(history_seconds=HOUR, interval_seconds=1.0)
-    memory = KernelMemoryHistory(history_seconds=HOUR, interval_seconds=1.0)
+    memory = KernelHistory(history_seconds=HOUR, interval_seconds=1.0)
     start = time.time() - HOUR
+    kernel_ids = [
+        KERNEL if kernel == 0 else f"{kernel:08x}-0000-4000-8000-000000000000"
+        for kernel in range(KERNELS)
+    ]
     for second in range(HOUR):
         timestamp = start + second
         history.append(Snapshot(source="bench", timestamp=timestamp, gpus=gpus))
@@ -48,9 +53,7 @@ def full_hour(gpus_csv: Path) -> tuple[History, KernelMemoryHistory, float]:
             timestamp,
             [
                 KernelGpuUsage(
-                    kernel_id=KERNEL
-                    if kernel == 0
-                    else f"{kernel:08x}-0000-4000-8000-000000000000",
+                    kernel_id=kernel_id,
                     path=f"notebook-{kernel}.ipynb",
                     gpu_index=kernel % len(gpus),
                     gpu_uuid=None,
@@ -58,13 +61,14 @@ def full_hour(gpus_csv: Path) -> tuple[History, KernelMemoryHistory, float]:
                     memory_used_mib=1024 + second % 600,
                     utilization_gpu=None,
                 )
-                for kernel in range(KERNELS)
+                for kernel, kernel_id in enumerate(kernel_ids)
             ],
+            {kernel_id: KernelUse(100.0 + second % 300, 4096.0, 4) for kernel_id in kernel_ids},
         )
     return history, memory, start
 
 
-def handler_seconds(history: History, memory: KernelMemoryHistory, spans: list[Span]) -> float:
+def handler_seconds(history: History, memory: KernelHistory, spans: list[Span]) -> float:
     """The best of ROUNDS runs of what the spans handler does for these spans."""
     best = float("inf")
     for _ in range(ROUNDS):

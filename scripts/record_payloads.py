@@ -24,7 +24,8 @@ replays real captures, and two notebook sessions with real python3 kernels, ``tr
   for twice ``idle_seconds``, so the sampler stopped) after which it took its memory again; one
   before it held any memory; one during which it held its memory and added none.
 - ``tesla-t4-kernel-snapshot.json``, ``tesla-t4-kernel-spans.json``: then the T4 capture with
-  its process 5762 (1005 MiB) as the kernel, and a span during which the kernel took it.
+  its process 5762 (1005 MiB) as the kernel, and a span during which the kernel took it while
+  a cell kept its CPU busy (as one preparing data does); in the A5000's spans it idled.
 
 Every answer is checked against the REST contract before it is written. About a minute:
 
@@ -34,13 +35,17 @@ Every answer is checked against the REST contract before it is written. About a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+from jupyter_client.asynchronous import AsyncKernelClient
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "scripts"), str(REPO / "jupyter_server_ext")]
@@ -148,6 +153,25 @@ async def _taking(watcher: Watcher, control: Path, settings: dict, holds) -> dic
     await _tell(control, settings)
     await watcher.until(holds, "with the kernel's process", timeout_seconds=4)
     return await _ended(start, 6 * INTERVAL_SECONDS)
+
+
+@contextlib.asynccontextmanager
+async def _busy_cell(connection_file: Path, seconds: float) -> AsyncIterator[None]:
+    """While inside: the kernel runs a cell that keeps one core busy for ``seconds``; on
+    leaving, the cell's end is awaited."""
+    client = AsyncKernelClient(connection_file=str(connection_file))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=30)
+        busy = f"import time\nuntil = time.time() + {seconds}\nwhile time.time() < until: pass"
+        request = client.execute(busy)
+        yield
+        reply = await client.get_shell_msg(timeout=seconds + 30)
+        assert reply["parent_header"]["msg_id"] == request, reply
+        assert reply["content"]["status"] == "ok", reply["content"]
+    finally:
+        client.stop_channels()
 
 
 def snapshots_from_captures() -> dict[str, object]:
@@ -278,7 +302,8 @@ async def record(folder: Path) -> dict[str, object]:
             await _tell(control, {"FAKE_SMI_XML": t4_xml})
             await watcher.until(_has_gpu("Tesla T4"), "of the T4")
             t4 = {"FAKE_SMI_XML": t4_xml, "FAKE_SMI_PIDS": f"{T4_PID}:{pid}"}
-            on_t4 = await _taking(watcher, control, t4, _holds(train, "Tesla T4"))
+            async with _busy_cell(folder / "runtime" / f"kernel-{train}.json", 8.0):
+                on_t4 = await _taking(watcher, control, t4, _holds(train, "Tesla T4"))
             payloads["tesla-t4-kernel-snapshot.json"] = await api.call(
                 "GET", "gpu-monitor/api/gpus", payload="GpuSnapshot"
             )

@@ -1,8 +1,9 @@
 """Which cell used the GPU: a kernel's GPU footprint over the time spans its cells ran.
 
-The Sampler's history holds every GPU's utilisation; ``KernelMemoryHistory`` holds, for the same
-reads, how much memory each kernel (its process and descendants) held on each GPU. A span's
-figures come from the reads that fall inside it, at the server's full resolution.
+The Sampler's history holds every GPU's utilisation; ``KernelHistory`` holds, for the same
+reads, how much memory each kernel (its process and descendants) held on each GPU and how busy
+their CPUs were. A span's figures come from the reads that fall inside it, at the server's full
+resolution.
 """
 
 from __future__ import annotations
@@ -10,62 +11,83 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .gpu.history import History, first_after, first_at
 from .kernels import KernelGpuUsage
+from .machine.kernel_usage import KernelUse
 
 # kernel id -> {GPU index: MiB held}, at one read.
 _Holdings = dict[str, dict[int, float]]
+# kernel id -> its processes' CPU since the read before, in percent of one core.
+_Cpu = dict[str, float]
 
 
-class KernelMemoryHistory:
-    """Per read, the GPU memory each kernel held; bounded like the Sampler's History."""
+class KernelHistory:
+    """Per read, the GPU memory each kernel held and its CPU; bounded like the Sampler's
+    History."""
 
     def __init__(self, history_seconds: float, interval_seconds: float):
         self.history_seconds = history_seconds
         self.interval_seconds = interval_seconds
-        self._points: deque[tuple[float, _Holdings]] = deque(
+        self._points: deque[tuple[float, _Holdings, _Cpu]] = deque(
             maxlen=max(1, math.ceil(history_seconds / interval_seconds))
         )
 
     def __len__(self) -> int:
         return len(self._points)
 
-    def copy(self) -> KernelMemoryHistory:
+    def copy(self) -> KernelHistory:
         """A copy to read in a worker thread while this one goes on recording (see
         ``History.copy``)."""
-        twin = KernelMemoryHistory(self.history_seconds, self.interval_seconds)
+        twin = KernelHistory(self.history_seconds, self.interval_seconds)
         twin._points = self._points.copy()
         return twin
 
-    def append(self, timestamp: float, usage: Iterable[KernelGpuUsage]) -> None:
-        """Record one read's per-kernel memory."""
+    def append(
+        self,
+        timestamp: float,
+        usage: Iterable[KernelGpuUsage],
+        machine_use: Mapping[str, KernelUse],
+    ) -> None:
+        """Record one read's per-kernel GPU memory and CPU."""
         holdings: _Holdings = {}
         for entry in usage:
             holdings.setdefault(entry.kernel_id, {})[entry.gpu_index] = entry.memory_used_mib
-        self._points.append((timestamp, holdings))
+        cpu = {
+            kernel_id: use.cpu_percent
+            for kernel_id, use in machine_use.items()
+            if use.cpu_percent is not None
+        }
+        self._points.append((timestamp, holdings, cpu))
         while self._points and self._points[0][0] < timestamp - self.history_seconds:
             self._points.popleft()
 
     def knows(self, kernel_id: str) -> bool:
-        """Whether the kernel held GPU memory at any read still kept."""
-        return any(kernel_id in holdings for _, holdings in self._points)
+        """Whether a read still kept saw the kernel."""
+        return any(kernel_id in holdings or kernel_id in cpu for _, holdings, cpu in self._points)
 
     def held_between(
         self, kernel_id: str, start: float, end: float
     ) -> dict[float, dict[int, float]]:
         """Read time -> {GPU index: MiB} the kernel held, for the reads from start to end."""
-        held = {}
-        for timestamp, holdings in itertools.islice(
-            self._points, first_at(self._points, start), None
-        ):
-            if timestamp > end:
+        return {
+            timestamp: holdings.get(kernel_id, {})
+            for timestamp, holdings, _cpu in self._between(start, end)
+        }
+
+    def cpu_between(self, kernel_id: str, start: float, end: float) -> list[float]:
+        """The kernel's CPU (percent of one core) at each read from start to end that
+        measured it."""
+        return [cpu[kernel_id] for _, _, cpu in self._between(start, end) if kernel_id in cpu]
+
+    def _between(self, start: float, end: float) -> Iterator[tuple[float, _Holdings, _Cpu]]:
+        for point in itertools.islice(self._points, first_at(self._points, start), None):
+            if point[0] > end:
                 break
-            held[timestamp] = holdings.get(kernel_id, {})
-        return held
+            yield point
 
     def held_before(
         self, kernel_id: str, timestamp: float, within: float
@@ -111,7 +133,7 @@ def attribute(
     kernel_id: str,
     spans: list[Span],
     gpu_history: History,
-    memory_history: KernelMemoryHistory,
+    kernel_history: KernelHistory,
 ) -> list[dict[str, Any]]:
     """Each span's peak GPU memory of the kernel, and the utilisation of the GPUs it held.
 
@@ -125,11 +147,11 @@ def attribute(
     limit = SPAN_READS_PER_HISTORY * gpu_history.capacity + len(spans)
     if reads > limit:
         raise SpansTooCostly(reads, limit)
-    return [_figures(kernel_id, span, gpu_history, memory_history) for span in spans]
+    return [_figures(kernel_id, span, gpu_history, kernel_history) for span in spans]
 
 
 def _figures(
-    kernel_id: str, span: Span, gpu_history: History, memory_history: KernelMemoryHistory
+    kernel_id: str, span: Span, gpu_history: History, kernel_history: KernelHistory
 ) -> dict[str, Any]:
     interval = gpu_history.interval_seconds
     times, utilization = gpu_history.utilization_between(span.start, span.end)
@@ -145,11 +167,14 @@ def _figures(
         "peak_memory_mib": None,
         "mean_utilization": None,
         "peak_utilization": None,
+        "mean_cpu_percent": None,
         "gpus": [],
     }
     if result["too_short"] or not times:
         return result
-    held = memory_history.held_between(kernel_id, span.start, span.end)
+    # Each read's CPU figure covers the interval before it: the reads in the span cover it.
+    result["mean_cpu_percent"] = _mean(kernel_history.cpu_between(kernel_id, span.start, span.end))
+    held = kernel_history.held_between(kernel_id, span.start, span.end)
     per_read = [held.get(timestamp, {}) for timestamp in times]
     # The GPUs the kernel held memory on during the span, and its total at each read.
     gpus = sorted({gpu for reading in per_read for gpu, mib in reading.items() if mib > 0})
@@ -159,7 +184,7 @@ def _figures(
     # What the kernel held as the cell started: the read just before it, else its first read
     # (the server was not reading then). The peak less this is what the cell added: a cell
     # after the model was loaded adds nothing, though its peak is the model's.
-    at_start = memory_history.held_before(kernel_id, span.start, 2 * interval)
+    at_start = kernel_history.held_before(kernel_id, span.start, 2 * interval)
     if at_start is None:
         at_start = per_read[0]
     everything = []

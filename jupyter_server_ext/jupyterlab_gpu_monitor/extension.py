@@ -7,7 +7,7 @@ import asyncio
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import TraitError
 
-from .cells import KernelMemoryHistory
+from .cells import KernelHistory
 from .config import GpuMonitor, setting_problem
 from .gpu.model import Snapshot
 from .gpu.sampler import Sampler
@@ -56,12 +56,12 @@ class GpuMonitorExtension(ExtensionApp):
             config.show_other_users_commands,
         )
         # What each kernel held at each read, for the figures of its cells.
-        kernel_memory = KernelMemoryHistory(config.history_seconds, config.interval)
+        kernel_history = KernelHistory(config.history_seconds, config.interval)
         machine = MachineReader(self.serverapp.root_dir)
 
         async def annotate(snapshot: Snapshot) -> None:
             await kernel_join(snapshot)
-            kernel_memory.append(snapshot.timestamp, kernel_join.usage)
+            kernel_history.append(snapshot.timestamp, kernel_join.usage, kernel_join.machine_use)
             snapshot.machine = await asyncio.to_thread(machine.read)
 
         self.sampler = Sampler(
@@ -72,7 +72,7 @@ class GpuMonitorExtension(ExtensionApp):
             annotate=annotate,
         )
         setup_route_handlers(
-            self.serverapp.web_app, self.sampler, config, kernel_join, kernel_memory
+            self.serverapp.web_app, self.sampler, config, kernel_join, kernel_history
         )
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 

@@ -17,7 +17,7 @@ from jupyter_server.utils import url_path_join
 
 from ._version import __version__
 from .bodies import BadBody, read_body
-from .cells import KernelMemoryHistory, Span, SpansTooCostly, attribute
+from .cells import KernelHistory, Span, SpansTooCostly, attribute
 from .config import GpuMonitor
 from .gpu.history import History
 from .gpu.sampler import Sampler
@@ -216,8 +216,8 @@ class KernelSpansHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self, kernel_id: str) -> None:
-        kernel_memory = self.settings["gpu_monitor_kernel_memory"]
-        if kernel_id not in self.kernel_manager and not kernel_memory.knows(kernel_id):
+        kernel_history = self.settings["gpu_monitor_kernel_history"]
+        if kernel_id not in self.kernel_manager and not kernel_history.knows(kernel_id):
             raise ApiError(404, gettext("no such kernel on this server"))
         body = await self.json_body("SpansRequest")
         spans = [Span(float(span["start"]), float(span["end"])) for span in body["spans"]]
@@ -227,7 +227,7 @@ class KernelSpansHandler(GpuMonitorHandler):
         await self.sampler.snapshot()
         # Copies, read in a thread: an hour-long cell on 8 GPUs is tens of thousands of values.
         history = self.sampler.history.copy()
-        memory = kernel_memory.copy()
+        memory = kernel_history.copy()
         try:
             answer = await asyncio.to_thread(_spans_answer, kernel_id, spans, history, memory)
         except SpansTooCostly as error:
@@ -236,7 +236,7 @@ class KernelSpansHandler(GpuMonitorHandler):
 
 
 def _spans_answer(
-    kernel_id: str, spans: list[Span], history: History, memory: KernelMemoryHistory
+    kernel_id: str, spans: list[Span], history: History, memory: KernelHistory
 ) -> str:
     figures = attribute(kernel_id, spans, history, memory)
     return json.dumps({"interval_seconds": history.interval_seconds, "spans": figures})
@@ -434,13 +434,13 @@ def setup_route_handlers(
     sampler: Sampler,
     config: GpuMonitor,
     kernel_join: KernelJoin,
-    kernel_memory: KernelMemoryHistory,
+    kernel_history: KernelHistory,
 ) -> None:
     """Register the handlers under the server's base_url (``/user/<name>/`` on JupyterHub)."""
     web_app.settings["gpu_monitor_sampler"] = sampler
     web_app.settings["gpu_monitor_config"] = config
     web_app.settings["gpu_monitor_kernel_join"] = kernel_join
-    web_app.settings["gpu_monitor_kernel_memory"] = kernel_memory
+    web_app.settings["gpu_monitor_kernel_history"] = kernel_history
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
     web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
     web_app.settings[KERNEL_MACHINE_SETTING] = kernel_join.machine_uses

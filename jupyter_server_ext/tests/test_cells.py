@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from jupyterlab_gpu_monitor.cells import KernelMemoryHistory, Span, SpansTooCostly, attribute
+from jupyterlab_gpu_monitor.cells import KernelHistory, Span, SpansTooCostly, attribute
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import GpuProcess
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 from jupyterlab_gpu_monitor.kernels import RunningKernel, kernel_usage
+from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
 
 from .replay import SMI_FIXTURES
 
@@ -22,10 +23,10 @@ CAPTURE = parse_xml(
 )
 
 
-def record(readings: list[tuple[float, dict]]) -> tuple[History, KernelMemoryHistory]:
+def record(readings: list[tuple[float, dict]]) -> tuple[History, KernelHistory]:
     """Each reading: (seconds after T0, {"util": [gpu0, gpu1], "procs": [(gpu, kernel, MiB), ...]})."""
     history = History(history_seconds=3600, interval_seconds=1.0)
-    memory = KernelMemoryHistory(history_seconds=3600, interval_seconds=1.0)
+    memory = KernelHistory(history_seconds=3600, interval_seconds=1.0)
     kernels = [
         RunningKernel(KERNEL, "python3", 100, session_path="train.ipynb"),
         RunningKernel(OTHER, "python3", 200),
@@ -41,7 +42,10 @@ def record(readings: list[tuple[float, dict]]) -> tuple[History, KernelMemoryHis
             snapshot.gpus[gpu].processes.append(
                 GpuProcess(pid=1000 + number, used_memory_mib=mib, kernel_id=kernel)
             )
-        memory.append(snapshot.timestamp, kernel_usage(snapshot, kernels))
+        cpu = {
+            kernel: KernelUse(percent, 900, 1) for kernel, percent in reading.get("cpu", {}).items()
+        }
+        memory.append(snapshot.timestamp, kernel_usage(snapshot, kernels), cpu)
         history.append(snapshot)
     return history, memory
 
@@ -103,6 +107,23 @@ def test_a_cell_that_idled_the_gpu_has_a_low_mean():
     assert run["mean_utilization"] == 5 and run["peak_memory_mib"] == 2000 + 100 * 59
 
 
+def test_a_cells_cpu_is_the_kernels_mean_over_its_reads_and_not_another_kernels():
+    # Seconds 0-9 the kernel prepares data on 2.5 cores; 10-19 it waits; OTHER burns 4 cores.
+    readings = [
+        (second, {"util": [5, 0], "procs": [(0, KERNEL, 3000)], "cpu": {KERNEL: 250 if second < 10 else 2, OTHER: 400}})
+        for second in range(20)
+    ]  # fmt: skip
+    history, memory = record(readings)
+    preparing, waiting = spans_of(history, memory, (1, 9), (11, 19))
+    assert (preparing["mean_cpu_percent"], waiting["mean_cpu_percent"]) == (250, 2)
+
+
+def test_a_cell_the_cpu_was_not_measured_for_has_no_cpu_figure():
+    history, memory = record(TRAINING)  # no CPU reading at any read
+    (run,) = spans_of(history, memory, (12, 30))
+    assert run["mean_cpu_percent"] is None and run["peak_memory_mib"] is not None
+
+
 def test_span_shorter_than_two_intervals_says_so_instead_of_numbers():
     history, memory = record(TRAINING)
     (run,) = spans_of(history, memory, (20, 21.2))
@@ -145,10 +166,10 @@ def test_many_cells_at_once_each_get_their_own_figures():
 
 
 def test_memory_history_is_bounded():
-    memory = KernelMemoryHistory(history_seconds=60, interval_seconds=1)
+    memory = KernelHistory(history_seconds=60, interval_seconds=1)
     snapshot = copy.deepcopy(CAPTURE)
     for second in range(500):
-        memory.append(T0 + second, kernel_usage(snapshot, []))
+        memory.append(T0 + second, kernel_usage(snapshot, []), {})
         assert len(memory) <= 60
 
 
@@ -166,6 +187,6 @@ def test_spans_covering_the_history_more_than_twice_are_refused_before_any_work(
         snapshot.timestamp = T0 + reading[0]
         small.append(snapshot)
     whole = Span(T0, T0 + 59)
-    assert len(attribute(KERNEL, [whole] * 2, small, KernelMemoryHistory(60, 1.0))) == 2
+    assert len(attribute(KERNEL, [whole] * 2, small, KernelHistory(60, 1.0))) == 2
     with pytest.raises(SpansTooCostly, match="cover 180 reads together; at most 123"):
-        attribute(KERNEL, [whole] * 3, small, KernelMemoryHistory(60, 1.0))
+        attribute(KERNEL, [whole] * 3, small, KernelHistory(60, 1.0))

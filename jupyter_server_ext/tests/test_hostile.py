@@ -30,11 +30,12 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.cells import KernelMemoryHistory
+from jupyterlab_gpu_monitor.cells import KernelHistory
 from jupyterlab_gpu_monitor.conda import records
 from jupyterlab_gpu_monitor.gpu.model import MAX_PROCESSES_PER_GPU, Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 from jupyterlab_gpu_monitor.kernels import KernelGpuUsage
+from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 
 from .conda_layouts import BASE_2021, env_2025, make_conda_env
@@ -236,10 +237,12 @@ def an_hour_of_eight_gpus(jp_serverapp) -> float:
         KernelGpuUsage(KERNEL, "train.ipynb", gpu.index, gpu.uuid, gpu.name, 20480.0, 97.0)
         for gpu in capture.gpus
     ]
-    memory = KernelMemoryHistory(HOUR, INTERVAL)
+    # Its processes on 3.8 cores, 9.6 GiB resident: data loading beside the training.
+    cpu = {KERNEL: KernelUse(380.0, 9830.0, 3)}
+    memory = KernelHistory(HOUR, INTERVAL)
     for t in times:
-        memory.append(t, usage)
-    settings["gpu_monitor_kernel_memory"] = memory
+        memory.append(t, usage, cpu)
+    settings["gpu_monitor_kernel_history"] = memory
     return start
 
 
@@ -255,6 +258,7 @@ async def test_an_hour_long_cell_on_eight_gpus_is_attributed_off_the_event_loop(
     assert response.code == 200
     (span,) = json.loads(response.body)["spans"]
     assert span["samples"] >= 7000 and span["peak_memory_mib"] == 8 * 20480
+    assert span["mean_cpu_percent"] == 380
     assert [gpu["index"] for gpu in span["gpus"]] == list(range(8))
 
 

@@ -14,11 +14,7 @@ import tornado
 from jupyter_client.kernelspec import KernelSpec
 from jupyterlab_gpu_monitor.inspector import kernelspec_launch
 
-from .test_kernels import kernel_pid, start_session
-
-XML = "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
-GPUS = "csv/h100-80gb-hbm3-590.48.01-query-gpu-load.csv"
-APPS = "csv/h100-80gb-hbm3-590.48.01-compute-apps-load.csv"
+from .test_kernels import XML, kernel_holding_the_capture, kernel_pid, start_session
 
 
 async def post(jp_fetch, *path, body) -> dict:
@@ -97,10 +93,7 @@ async def test_diagnose_of_an_unknown_kernel_is_404_and_a_bad_body_400(jp_fetch)
 async def test_spans_give_the_kernels_peak_memory_while_the_cell_ran(
     fake_smi, jp_fetch, jp_serverapp
 ):
-    session = await start_session(jp_fetch, "train.ipynb")
-    kernel_id = session["kernel"]["id"]
-    fake_smi.replay(XML, GPUS, APPS)
-    fake_smi.substitute_pids({11327: kernel_pid(jp_serverapp, kernel_id)})
+    kernel_id = await kernel_holding_the_capture(fake_smi, jp_fetch, jp_serverapp, "train.ipynb")
     await jp_fetch("gpu-monitor", "api", "gpus")
     start = time.time()
     await asyncio.sleep(2.5)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -62,6 +63,15 @@ def kernel_pid(serverapp, kernel_id: str) -> int:
     return serverapp.kernel_manager.get_kernel(kernel_id).provisioner.pid
 
 
+async def kernel_holding_the_capture(fake_smi, jp_fetch, serverapp, path: str) -> str:
+    """A notebook's kernel, which the fake nvidia-smi reports as the capture's 2566 MiB process."""
+    session = await start_session(jp_fetch, path)
+    kernel_id = session["kernel"]["id"]
+    fake_smi.replay(XML, GPUS, APPS)
+    fake_smi.substitute_pids({11327: kernel_pid(serverapp, kernel_id)})
+    return kernel_id
+
+
 async def get_json(jp_fetch, *path):
     return json.loads((await jp_fetch("gpu-monitor", "api", *path)).body)
 
@@ -100,6 +110,35 @@ async def test_kernel_and_its_child_process_are_joined_to_the_notebook(
     assert other["user"] == psutil.Process(other_users_process).username()
     assert other["name"] is None  # another user's command line is not sent
     assert other["used_memory_mib"] == 15690
+
+
+async def test_a_cells_figures_say_whether_the_kernels_cpu_was_busy_or_idle(
+    fake_smi, jp_fetch, jp_serverapp
+):
+    kernel_id = await kernel_holding_the_capture(fake_smi, jp_fetch, jp_serverapp, "train.ipynb")
+    await snapshot_with_kernels(jp_fetch)  # the Sampler reads while someone watches
+    # A cell that prepares data on the CPU for 3 s, then one that waits 3 s on nothing.
+    started = time.time()
+    busy = "import time\nuntil = time.time() + 3\nwhile time.time() < until: pass"
+    await run_in_kernel(jp_serverapp, kernel_id, busy)
+    busy_ended = time.time()
+    await run_in_kernel(jp_serverapp, kernel_id, "import time; time.sleep(3)")
+    idle_ended = time.time()
+    await asyncio.sleep(1.2)
+
+    # Each read's CPU covers the interval before it: the spans leave out their first.
+    spans = [
+        {"start": started + 0.6, "end": busy_ended},
+        {"start": busy_ended + 0.6, "end": idle_ended},
+    ]
+    answer = await jp_fetch(
+        "gpu-monitor", "api", "kernels", kernel_id, "spans",
+        method="POST", body=json.dumps({"spans": spans}),
+    )  # fmt: skip
+    during_busy, during_idle = json.loads(answer.body)["spans"]
+    assert during_busy["mean_cpu_percent"] > 60  # about one core
+    assert during_idle["mean_cpu_percent"] < 20
+    assert during_busy["peak_memory_mib"] == 2566  # the capture's process, now the kernel
 
 
 async def test_kernels_endpoint_sums_each_kernels_processes_most_memory_first(

@@ -101,7 +101,7 @@ describe('CellGpuLines', () => {
     expect(line.isHidden).toBe(false);
     expect(line.node.textContent).toBe(
       'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s' +
-        'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+        "GPU under 30 % while the kernel's CPU idled too (0 %): the cell waited on something else, such as files, the network or another process."
     );
     expect(parts(cells[1])).not.toContain('jp-GpuMonitor-cellLine');
   });

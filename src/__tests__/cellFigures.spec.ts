@@ -42,7 +42,7 @@ const [TOO_SHORT, TAKING, ACROSS_GAP, HOLDING_NONE, HOLDING] =
   a5000KernelSpans().spans;
 
 /**
- * Its 6 s on the Tesla T4, taking 1005 MiB.
+ * Its 6 s on the Tesla T4, taking 1005 MiB while a cell kept its CPU busy.
  */
 const [ON_T4] = t4KernelSpans().spans;
 
@@ -93,7 +93,7 @@ describe('the line under a cell', () => {
       'GPU 0 · peak 1005 MiB (+1005 MiB) · 0 % avg · 6.0 s'
     );
     expect(cellLineDetails(TAKING, trans)).toBe(
-      'GPU 0 (NVIDIA RTX A5000): 0 MiB at the start, peak 21.9 GiB, 0 % avg, 0 % max\nGPU 1 (NVIDIA RTX A5000): 0 MiB at the start, peak 16.8 GiB, 0 % avg, 0 % max'
+      'GPU 0 (NVIDIA RTX A5000): 0 MiB at the start, peak 21.9 GiB, 0 % avg, 0 % max\nGPU 1 (NVIDIA RTX A5000): 0 MiB at the start, peak 16.8 GiB, 0 % avg, 0 % max\nKernel CPU: 0 % avg (100 % is one core)'
     );
   });
 
@@ -116,7 +116,7 @@ describe('the line under a cell', () => {
       'GPU 0: peak 23.9 GiB (+2.0 GiB), 87 % avg · GPU 1: held 16.8 GiB, 12 % avg · 3.0 s'
     );
     expect(cellLineDetails(training, trans)).toBe(
-      'GPU 0 (NVIDIA RTX A5000): 21.9 GiB at the start, peak 23.9 GiB, 87 % avg, 99 % max\nGPU 1 (NVIDIA RTX A5000): 16.8 GiB at the start, peak 16.8 GiB, 12 % avg, 40 % max'
+      'GPU 0 (NVIDIA RTX A5000): 21.9 GiB at the start, peak 23.9 GiB, 87 % avg, 99 % max\nGPU 1 (NVIDIA RTX A5000): 16.8 GiB at the start, peak 16.8 GiB, 12 % avg, 40 % max\nKernel CPU: 0 % avg (100 % is one core)'
     );
     // Tens of MiB are CUDA's libraries, not the cell's memory.
     const workspace = {
@@ -177,8 +177,26 @@ describe('the line under a cell', () => {
       ]
     };
     expect(lowUtilization(barelyHeld, 30)).toBe(true);
-    expect(lowUtilizationHint(30, trans)).toBe(
-      'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+  });
+
+  it("says why the GPU waited: the kernel's CPU busy preparing data, or idle too", () => {
+    // On the T4 a cell kept the kernel's CPU busy; on the A5000 it idled.
+    expect(lowUtilizationHint(ON_T4, 30, trans)).toMatch(
+      /^GPU under 30 % while the kernel's CPU was busy \(\d+ % of a core\): preparing data holds it back; try DataLoader num_workers/
+    );
+    expect(lowUtilizationHint(TAKING, 30, trans)).toBe(
+      "GPU under 30 % while the kernel's CPU idled too (0 %): the cell waited on something else, such as files, the network or another process."
+    );
+    // Neither busy nor idle, or not measured: what to try, without a why.
+    for (const cpu of [25, null]) {
+      expect(
+        lowUtilizationHint({ ...TAKING, mean_cpu_percent: cpu }, 30, trans)
+      ).toBe(
+        'GPU under 30 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.'
+      );
+    }
+    expect(cellLineDetails(ON_T4, trans)).toMatch(
+      /\nKernel CPU: \d+ % avg \(100 % is one core\)$/
     );
   });
 

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 import { CSV_HEADER, csvFileName, historyCsv } from '../gpu/csv';
-import { GpuHistoryBuffer } from '../gpu/history';
+import { GpuHistoryBuffer, MACHINE_FIELDS } from '../gpu/history';
 import { a5000History } from './payloads';
 
 describe('historyCsv', () => {
@@ -18,9 +18,36 @@ describe('historyCsv', () => {
     expect(rows[0]).toBe(CSV_HEADER.join(','));
     expect(rows).toHaveLength(1 + 6 * 2);
     const time = new Date(recorded.timestamps[36] * 1000).toISOString();
-    expect(rows[1]).toBe(`${time},0,0,22437,13,6.52`);
-    expect(rows[2]).toBe(`${time},1,0,17253,15,13.59`);
+    // The machine's figures of the moment on every GPU's row.
+    const machineCells = MACHINE_FIELDS.map(
+      field => recorded.machine![field][36] ?? ''
+    ).join(',');
+    expect(rows[1]).toBe(`${time},0,0,22437,13,6.52,${machineCells}`);
+    expect(rows[2]).toBe(`${time},1,0,17253,15,13.59,${machineCells}`);
+    expect(CSV_HEADER.slice(6)).toEqual(
+      MACHINE_FIELDS.map(f => `machine_${f}`)
+    );
+    expect(CSV_HEADER).toContain('machine_memory_used_mib');
     expect(csv.endsWith('\r\n')).toBe(true);
+  });
+
+  it('keeps the machine of a reading that read no GPU, in a row without one', () => {
+    // The 38th read failed: the server kept the machine, no GPU figure.
+    const failed = a5000History();
+    for (const gpu of failed.gpus) {
+      gpu.utilization_gpu[37] = null;
+      gpu.memory_used_mib[37] = null;
+      gpu.temperature_c[37] = null;
+      gpu.power_draw_w[37] = null;
+    }
+    const withFailure = new GpuHistoryBuffer();
+    withFailure.append(failed);
+
+    const rows = historyCsv(withFailure, failed.timestamps[37]).split('\r\n');
+    const time = new Date(failed.timestamps[37] * 1000).toISOString();
+    const cpu = failed.machine!.cpu_percent[37];
+    expect(rows[1].startsWith(`${time},,,,,,${cpu},`)).toBe(true);
+    expect(rows[2].split(',')[1]).toBe('0'); // the next read has its GPUs again
   });
 
   it('leaves a value the GPU did not report empty', () => {
@@ -30,7 +57,7 @@ describe('historyCsv', () => {
     partial.append(history);
 
     const [, first] = historyCsv(partial, 0).split('\r\n');
-    expect(first.split(',').slice(1)).toEqual(['0', '0', '22437', '13', '']);
+    expect(first.split(',').slice(1, 6)).toEqual(['0', '0', '22437', '13', '']);
   });
 
   it('has only the header when the window holds no reading', () => {

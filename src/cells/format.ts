@@ -19,6 +19,19 @@ import { HELD_MEMORY_MIB } from '../restapi/rules';
 export const LOW_UTILIZATION_MIN_SAMPLES = 5;
 
 /**
+ * The kernel's mean CPU over a run, in percent of one core, from which the
+ * CPU was busy: preparing data (a DataLoader without workers keeps one core
+ * at about 100 %).
+ */
+export const KERNEL_CPU_BUSY_PERCENT = 50;
+
+/**
+ * The kernel's mean CPU over a run, in percent of one core, under which it
+ * idled: waiting on something else than its own computation.
+ */
+export const KERNEL_CPU_IDLE_PERCENT = 10;
+
+/**
  * The least memory a run must add on a GPU for the memory to be its own, in
  * MiB: below it, what a kernel's CUDA libraries take by themselves (cuBLAS
  * workspaces are tens of MiB).
@@ -122,34 +135,42 @@ function gpuFigures(gpu: ISpanGpuFigures, trans: TranslationBundle): string[] {
 /**
  * The figures of a run per GPU it held memory on, one line each: "GPU 0
  * (NVIDIA RTX A5000): 17.7 GiB at the start, peak 21.9 GiB, 87 % avg, 99 %
- * max".
+ * max"; then the kernel's CPU: "Kernel CPU: 250 % avg (100 % is one core)".
  */
 export function cellLineDetails(
   figures: ISpanFigures | null,
   trans: TranslationBundle
 ): string {
-  return (figures?.gpus ?? [])
-    .map(gpu => {
-      const parts = [
-        trans.__('%1 at the start', formatMemory(gpu.start_memory_mib, trans)),
-        trans.__('peak %1', formatMemory(gpu.peak_memory_mib, trans))
-      ];
-      if (gpu.mean_utilization !== null) {
-        parts.push(
-          trans.__('%1 avg', formatPercent(gpu.mean_utilization, trans))
-        );
-      }
-      if (gpu.peak_utilization !== null) {
-        parts.push(
-          trans.__('%1 max', formatPercent(gpu.peak_utilization, trans))
-        );
-      }
-      const name = gpu.name
-        ? trans.__('GPU %1 (%2)', gpu.index, gpu.name)
-        : trans.__('GPU %1', gpu.index);
-      return trans.__('%1: %2', name, formatList(parts, trans));
-    })
-    .join('\n');
+  const lines = (figures?.gpus ?? []).map(gpu => {
+    const parts = [
+      trans.__('%1 at the start', formatMemory(gpu.start_memory_mib, trans)),
+      trans.__('peak %1', formatMemory(gpu.peak_memory_mib, trans))
+    ];
+    if (gpu.mean_utilization !== null) {
+      parts.push(
+        trans.__('%1 avg', formatPercent(gpu.mean_utilization, trans))
+      );
+    }
+    if (gpu.peak_utilization !== null) {
+      parts.push(
+        trans.__('%1 max', formatPercent(gpu.peak_utilization, trans))
+      );
+    }
+    const name = gpu.name
+      ? trans.__('GPU %1 (%2)', gpu.index, gpu.name)
+      : trans.__('GPU %1', gpu.index);
+    return trans.__('%1: %2', name, formatList(parts, trans));
+  });
+  const cpu = figures?.mean_cpu_percent ?? null;
+  if (cpu !== null) {
+    lines.push(
+      trans.__(
+        'Kernel CPU: %1 avg (100 % is one core)',
+        formatPercent(cpu, trans)
+      )
+    );
+  }
+  return lines.join('\n');
 }
 
 /**
@@ -164,7 +185,7 @@ export function cellLineDetails(
 export function lowUtilization(
   figures: ISpanFigures | null,
   thresholdPercent: number
-): boolean {
+): figures is ISpanFigures {
   if (
     figures === null ||
     figures.too_short ||
@@ -185,12 +206,30 @@ export function lowUtilization(
 }
 
 /**
- * The hint of a run with low utilisation, and what to try.
+ * The hint of a run with low utilisation: why, as the kernel's CPU tells it
+ * (busy preparing data, or idle too: waiting on something else), and what
+ * to try.
  */
 export function lowUtilizationHint(
+  figures: ISpanFigures,
   thresholdPercent: number,
   trans: TranslationBundle
 ): string {
+  const cpu = figures.mean_cpu_percent;
+  if (cpu !== null && cpu >= KERNEL_CPU_BUSY_PERCENT) {
+    return trans.__(
+      "GPU under %1 % while the kernel's CPU was busy (%2 of a core): preparing data holds it back; try DataLoader num_workers, pin_memory, prefetching.",
+      thresholdPercent,
+      formatPercent(cpu, trans)
+    );
+  }
+  if (cpu !== null && cpu < KERNEL_CPU_IDLE_PERCENT) {
+    return trans.__(
+      "GPU under %1 % while the kernel's CPU idled too (%2): the cell waited on something else, such as files, the network or another process.",
+      thresholdPercent,
+      formatPercent(cpu, trans)
+    );
+  }
   return trans.__(
     'GPU under %1 % while this cell held memory: try DataLoader num_workers, pin_memory, prefetching.',
     thresholdPercent

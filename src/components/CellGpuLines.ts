@@ -103,11 +103,12 @@ export class CellGpuLines implements IDisposable {
       return;
     }
     const percent = this._lowUtilizationPercent;
+    const figures = run.figures;
     this._line(cell).render(
       cellLineText(run, this._showShortRuns(), this._trans),
-      cellLineDetails(run.figures, this._trans),
-      lowUtilization(run.figures, percent)
-        ? lowUtilizationHint(percent, this._trans)
+      cellLineDetails(figures, this._trans),
+      lowUtilization(figures, percent)
+        ? lowUtilizationHint(figures, percent, this._trans)
         : null
     );
   }

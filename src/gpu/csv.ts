@@ -1,8 +1,9 @@
 import { IGpuTimeSeries } from '../tokens';
-import { indexAt, SERIES_FIELDS } from './history';
+import { indexAt, MACHINE_FIELDS, SERIES_FIELDS } from './history';
 
 /**
- * The header of the exported CSV: one row per reading and GPU.
+ * The header of the exported CSV: one row per reading and GPU, the
+ * machine's readings of the moment on each.
  */
 export const CSV_HEADER = [
   'timestamp',
@@ -10,29 +11,39 @@ export const CSV_HEADER = [
   'utilization_gpu_percent',
   'memory_used_mib',
   'temperature_c',
-  'power_draw_w'
+  'power_draw_w',
+  ...MACHINE_FIELDS.map(field => `machine_${field}`)
 ];
 
 /**
  * The readings taken from `fromSeconds` on, as CSV (RFC 4180): an ISO 8601
- * UTC timestamp, the GPU index and the charted measurements, empty where not
- * read. Gaps, where no GPU was read, have no row.
+ * UTC timestamp, the GPU index, the charted measurements and the machine's
+ * (CPU, memory, swap, disk and network), empty where not read. A reading
+ * without GPUs (none read, or none there) has one row with its machine's
+ * figures and no GPU; gaps, where nothing was read, have no row.
  */
 export function historyCsv(
   history: IGpuTimeSeries,
   fromSeconds: number
 ): string {
   const lines = [CSV_HEADER.join(',')];
-  const { timestamps, gpus } = history;
+  const { timestamps, gpus, machine } = history;
   for (let i = indexAt(timestamps, fromSeconds); i < timestamps.length; i++) {
     const time = new Date(timestamps[i] * 1000).toISOString();
-    for (const gpu of gpus) {
-      const values = SERIES_FIELDS.map(field => gpu.values[field][i]);
-      if (values.every(value => value === null)) {
-        continue;
-      }
+    const machineValues = MACHINE_FIELDS.map(field => machine[field][i]);
+    const rows: { gpu: number | null; values: (number | null)[] }[] = gpus
+      .map(gpu => ({
+        gpu: gpu.index,
+        values: SERIES_FIELDS.map(field => gpu.values[field][i])
+      }))
+      .filter(row => row.values.some(value => value !== null));
+    if (rows.length === 0 && machineValues.some(value => value !== null)) {
+      rows.push({ gpu: null, values: SERIES_FIELDS.map(() => null) });
+    }
+    for (const row of rows) {
+      const cells = [...row.values, ...machineValues];
       lines.push(
-        [time, gpu.index, ...values.map(value => value ?? '')].join(',')
+        [time, row.gpu ?? '', ...cells.map(value => value ?? '')].join(',')
       );
     }
   }

@@ -191,6 +191,10 @@ export interface ISpanFigures {
    */
   peak_utilization: number | null;
   /**
+   * The mean CPU of the kernel and the processes it started over the span, in percent of one core (400 is four cores busy); null when the span was not measured.
+   */
+  mean_cpu_percent: number | null;
+  /**
    * The GPUs the kernel held memory on during the span.
    */
   gpus: ISpanGpuFigures[];

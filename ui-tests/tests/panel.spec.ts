@@ -179,10 +179,23 @@ test.describe('GPU monitor panel', () => {
     const csv = fs.readFileSync((await download.path())!, 'utf-8');
     const [header, ...rows] = csv.trim().split('\r\n');
     expect(header).toBe(
-      'timestamp,gpu,utilization_gpu_percent,memory_used_mib,temperature_c,power_draw_w'
+      'timestamp,gpu,utilization_gpu_percent,memory_used_mib,temperature_c,power_draw_w,' +
+        'machine_cpu_percent,machine_memory_used_mib,machine_memory_total_mib,' +
+        'machine_swap_used_mib,machine_disk_read_bytes_per_second,' +
+        'machine_disk_write_bytes_per_second,machine_network_received_bytes_per_second,' +
+        'machine_network_sent_bytes_per_second'
     );
-    expect(rows).toContainEqual(expect.stringMatching(/,0,0,22437,13,6\.52$/));
-    expect(rows).toContainEqual(expect.stringMatching(/,1,0,17253,15,13\.59$/));
+    // Each GPU's readings, then this machine's own of the same moment.
+    const machine = '(,[\\d.]*){8}$';
+    expect(rows).toContainEqual(
+      expect.stringMatching(new RegExp(`,0,0,22437,13,6\\.52${machine}`))
+    );
+    expect(rows).toContainEqual(
+      expect.stringMatching(new RegExp(`,1,0,17253,15,13\\.59${machine}`))
+    );
+    const [, , , , , , cpu, , memoryTotal] = rows[rows.length - 1].split(',');
+    expect(Number(cpu)).toBeGreaterThanOrEqual(0);
+    expect(Number(memoryTotal)).toBeGreaterThan(0);
   });
 
   test('says calmly that a server without the NVIDIA driver has no GPU', async ({

@@ -76,6 +76,14 @@ test.describe('Reproducibility cell', () => {
         await page.evaluate(async () => {
           const panel = (window as any).jupyterapp.shell.currentWidget;
           await panel.sessionContext.restartKernel();
+          // Now and then JupyterLab 4.6 leaves the kernel's socket closed
+          // after a restart (its restart request reports "Invalid response:
+          // 201 Created" in the console, on every run): reconnect it, as the
+          // page does after a network loss. The test is about the draws.
+          const kernel = panel.sessionContext.session.kernel;
+          if (kernel.connectionStatus === 'disconnected') {
+            await kernel.reconnect();
+          }
         });
         // Between the seed and the draws, a frontend asks the kernel for its
         // info, as a reconnect or a console opened on the kernel does.
