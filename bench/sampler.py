@@ -12,7 +12,9 @@
    without them, with 50 kernels (the process trees of bench/join.py: 400 processes, 200 of
    them on the GPUs): the GPU read through NVML (a stand-in answering as 8 GPUs do, NVML's
    cost is a tenth of a millisecond) or nvidia-smi (the tests' fake replaying the 8x V100S), and
-   the join of the GPU processes to the kernels, in turns, median of 30.
+   the join of the GPU processes to the kernels, in turns, median of 30. The readings added are
+   the machine's, each kernel's tree, and each of the user's own GPU processes (command line,
+   CPU, host memory); NVML's read includes the PCIe/NVLink counters and each process's share.
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import RunningKernel, join  # noqa: E402
+from jupyterlab_gpu_monitor.kernels import (  # noqa: E402
+    RunningKernel,
+    join,
+    measure_own_processes,
+)
 from jupyterlab_gpu_monitor.machine.host import MachineReader  # noqa: E402
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader  # noqa: E402
 from tests.replay import SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
@@ -157,7 +163,7 @@ async def read_costs(source, with_machine: bool, kernels, rounds: int = 30) -> l
     pids = {kernel.kernel_id: kernel.pid for kernel in kernels}
 
     def joined_and_measured(snapshot) -> None:
-        join(snapshot, kernels)
+        measure_own_processes(join(snapshot, kernels), usage)
         usage.read(pids)
 
     costs = []

@@ -13,7 +13,11 @@ import {
   IKernelProbe,
   IProbeExpression
 } from './restapi/inspector';
-import { IKernelSummary, ISpansAnswer } from './restapi/kernels';
+import {
+  ICacheReleaseAnswer,
+  IKernelSummary,
+  ISpansAnswer
+} from './restapi/kernels';
 
 /**
  * Read every GPU now: `GET gpus`.
@@ -81,6 +85,25 @@ export function fetchSpans(
     `kernels/${encodeURIComponent(kernelId)}/spans`,
     serverSettings,
     { method: 'POST', body: JSON.stringify({ spans }) }
+  );
+}
+
+/**
+ * Release the GPU memory torch's caching allocator keeps in an idle kernel
+ * (`gc.collect()`, `torch.cuda.empty_cache()`, run silently when the kernel
+ * imported torch): `POST kernels/<kernelId>/release-cached-memory`.
+ *
+ * @throws {ServerConnection.ResponseError} 409 while the kernel runs a cell,
+ *   504 when it did not answer in time, 404 for an unknown kernel
+ */
+export function releaseCachedMemory(
+  serverSettings: ServerConnection.ISettings,
+  kernelId: string
+): Promise<ICacheReleaseAnswer> {
+  return requestAPI<ICacheReleaseAnswer>(
+    `kernels/${encodeURIComponent(kernelId)}/release-cached-memory`,
+    serverSettings,
+    { method: 'POST' }
   );
 }
 

@@ -13,6 +13,7 @@ export const SETTINGS_DEFAULTS = {
     memoryOnlyWhenGrowing: true,
     temperatureEnabled: true,
     temperatureCelsius: 80,
+    slowdownEnabled: true,
     lowUtilizationEnabled: true,
     lowUtilizationPercent: 30,
     lowUtilizationMinutes: 5

@@ -91,6 +91,10 @@ export namespace CommandIDs {
    */
   export const shutDownKernel = 'gpu-monitor:shut-down-kernel';
   /**
+   * Release the GPU memory torch caches in one of this server's idle kernels.
+   */
+  export const releaseCachedMemory = 'gpu-monitor:release-cached-memory';
+  /**
    * Insert a first cell that makes a notebook's kernel use given GPUs (the
    * least used one by default): `CUDA_VISIBLE_DEVICES`.
    */
@@ -101,7 +105,12 @@ export namespace CommandIDs {
  * A measurement the frontend keeps a history of, named as in the REST payload.
  */
 export type GpuSeriesField =
-  'utilization_gpu' | 'memory_used_mib' | 'temperature_c' | 'power_draw_w';
+  | 'utilization_gpu'
+  | 'memory_used_mib'
+  | 'temperature_c'
+  | 'power_draw_w'
+  | 'pcie_received_bytes_per_second'
+  | 'nvlink_received_bytes_per_second';
 
 /**
  * The history of one GPU: one value per timestamp of its

@@ -212,9 +212,10 @@ def join(
     snapshot: Snapshot,
     kernels: Iterable[RunningKernel],
     tree: ProcessTree | None = None,
-) -> None:
+) -> list[tuple[GpuProcess, int]]:
     """Give each GPU process of the snapshot its user, start, kernel and notebook, in place.
-    A row that cannot be read is left unjoined on its own, with a warning.
+    A row that cannot be read is left unjoined on its own, with a warning. Returns the
+    processes of this server's user, each with its local pid.
 
     Blocking (reads /proc): call it off the event loop.
     """
@@ -222,14 +223,19 @@ def join(
     by_pid = {kernel.pid: kernel for kernel in kernels if kernel.pid is not None}
     kernel_pids = {pid: kernel.kernel_id for pid, kernel in by_pid.items()}
     kernels_by_id = {kernel.kernel_id: kernel for kernel in by_pid.values()}
+    own = []
     for gpu in snapshot.gpus:
         for process in gpu.processes:
             try:
-                _join_process(process, tree, kernel_pids, kernels_by_id)
+                local = _join_process(process, tree, kernel_pids, kernels_by_id)
             # One odd row (a driver's pid psutil refuses, a process gone mid-read) must not
             # leave the others unjoined: the join is what proves whose a process is.
             except Exception as error:
                 log.warning("GPU process %r left unjoined: %s", process.pid, error)
+                continue
+            if process.own:
+                own.append((process, local))
+    return own
 
 
 def _join_process(
@@ -237,12 +243,13 @@ def _join_process(
     tree: ProcessTree,
     kernel_pids: dict[int, str],
     kernels_by_id: dict[str, RunningKernel],
-) -> None:
+) -> int | None:
+    """Join one process; its local pid, None when it is not visible here."""
     local = tree.local_pid(process.pid) if process.pid > 0 else None
     owner = tree.owner(local) if local is not None else None
     process.visible = owner is not None
     if owner is None:
-        return
+        return None
     process.user = owner.user
     process.started = owner.started
     process.own = owner.uid == tree.own_uid
@@ -250,6 +257,19 @@ def _join_process(
     if kernel_id is not None:
         process.kernel_id = kernel_id
         process.session_path = kernels_by_id[kernel_id].session_path
+    return local
+
+
+def measure_own_processes(own: list[tuple[GpuProcess, int]], reader: KernelUsageReader) -> None:
+    """Give the user's own GPU processes (``join``'s answer) their command line, CPU and host
+    memory. Blocking (reads /proc): call it off the event loop."""
+    uses = reader.read_processes({pid for _, pid in own})
+    for process, pid in own:
+        use = uses.get(pid)
+        if use is not None:
+            process.command = use.command
+            process.cpu_percent = use.cpu_percent
+            process.host_memory_mib = use.memory_rss_mib
 
 
 def withhold_commands(snapshot: Snapshot) -> dict[int, str]:
@@ -389,6 +409,6 @@ class KernelJoin:
     def _join_and_measure(
         self, snapshot: Snapshot, kernels: list[RunningKernel], local: dict[str, int]
     ) -> dict[str, KernelUse]:
-        # One trip to a worker thread for both: each reads /proc.
-        join(snapshot, kernels)
+        # One trip to a worker thread for all three: each reads /proc.
+        measure_own_processes(join(snapshot, kernels), self._machine)
         return self._machine.read(local)

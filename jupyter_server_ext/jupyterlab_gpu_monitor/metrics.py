@@ -77,6 +77,30 @@ GPU_SERIES = (
         "Fraction of the last sample period in which the video decoder was busy",
     ),
     (
+        "jupyter_gpu_pcie_transmit_bytes_per_second",
+        "pcie_sent_bytes_per_second",
+        1,
+        "Bytes the GPU sent over PCIe per second",
+    ),
+    (
+        "jupyter_gpu_pcie_receive_bytes_per_second",
+        "pcie_received_bytes_per_second",
+        1,
+        "Bytes the GPU received over PCIe per second",
+    ),
+    (
+        "jupyter_gpu_nvlink_transmit_bytes_per_second",
+        "nvlink_sent_bytes_per_second",
+        1,
+        "Data the GPU sent over all its NVLinks per second",
+    ),
+    (
+        "jupyter_gpu_nvlink_receive_bytes_per_second",
+        "nvlink_received_bytes_per_second",
+        1,
+        "Data the GPU received over all its NVLinks per second",
+    ),
+    (
         "jupyter_gpu_ecc_errors_corrected",
         "ecc_errors_corrected",
         1,

@@ -17,6 +17,7 @@ from jupyter_server.utils import url_path_join
 
 from ._version import __version__
 from .bodies import BadBody, read_body
+from .cache_release import ReleaseRefused, release_cached_memory
 from .cells import KernelHistory, Span, SpansTooCostly, attribute
 from .config import GpuMonitor
 from .gpu.history import History
@@ -47,6 +48,9 @@ PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # An environment's name is a folder's (at most 255 bytes on the usual file systems); its id
 # adds a short hash.
 MAX_NAME_CHARACTERS = 300
+# The status of each refusal of cache_release: the kernel runs a cell (the request would wait
+# behind it), did not answer in time, or the release raised in it.
+RELEASE_REFUSAL_STATUS = {"busy": 409, "timeout": 504, "failed": 502}
 # The key of ``web_app.settings`` holding a zero-argument callable that returns this server's
 # per-kernel GPU memory of the latest read (KernelGpuMemory), for the metrics endpoint.
 KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
@@ -233,6 +237,25 @@ class KernelSpansHandler(GpuMonitorHandler):
         except SpansTooCostly as error:
             raise ApiError(400, str(error)) from None
         self.finish(answer)
+
+
+class KernelCacheReleaseHandler(GpuMonitorHandler):
+    """``POST kernels/<id>/release-cached-memory``: ``gc.collect()`` and
+    ``torch.cuda.empty_cache()`` run silently in the kernel when it imported torch, and what
+    the GPU got back."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    # It runs code in the kernel: allowed to whom jupyter_server lets run code in kernels.
+    @authorized("execute", resource="kernels")
+    async def post(self, kernel_id: str) -> None:
+        if kernel_id not in self.kernel_manager:
+            raise ApiError(404, gettext("no such kernel on this server"))
+        try:
+            released = await release_cached_memory(self.kernel_manager, kernel_id)
+        except ReleaseRefused as refusal:
+            raise ApiError(RELEASE_REFUSAL_STATUS[refusal.kind], refusal.message) from None
+        self.finish(json.dumps(released.to_json()))
 
 
 def _spans_answer(
@@ -453,6 +476,10 @@ def setup_route_handlers(
             (url_path_join(api, "status"), StatusHandler),
             (url_path_join(api, "kernels"), KernelsHandler),
             (url_path_join(api, "kernels", KERNEL_ID, "spans"), KernelSpansHandler),
+            (
+                url_path_join(api, "kernels", KERNEL_ID, "release-cached-memory"),
+                KernelCacheReleaseHandler,
+            ),
             (url_path_join(api, "probe"), ProbeHandler),
             (url_path_join(api, "diagnose"), DiagnoseHandler),
             (url_path_join(api, "envs"), EnvironmentsHandler),

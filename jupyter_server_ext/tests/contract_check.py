@@ -19,6 +19,7 @@ ANSWERS = {
     ("GET", "status"): "ServerStatus",
     ("GET", "kernels"): "KernelList",
     ("POST", "kernels/*/spans"): "SpansAnswer",
+    ("POST", "kernels/*/release-cached-memory"): "CacheReleaseAnswer",
     ("GET", "probe"): "ProbeExpression",
     ("POST", "diagnose"): "Diagnosis",
     ("GET", "envs"): "EnvironmentList",

@@ -510,6 +510,7 @@ def requests_for(jp_base_url: str, kernel_id: str) -> list[tuple[str, str, bytes
     for value in HOSTILE_VALUES:
         requests += [
             ("POST", api(jp_base_url, "kernels", value, "spans"), b'{"spans": []}'),
+            ("POST", api(jp_base_url, "kernels", value, "release-cached-memory"), b""),
             ("GET", api(jp_base_url, "envs", value), None),
             ("GET", api(jp_base_url, "envs", value, "export"), None),
             ("GET", api(jp_base_url, "gpus", "history") + f"?since={value}", None),

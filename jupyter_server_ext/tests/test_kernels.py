@@ -91,6 +91,8 @@ async def test_kernel_and_its_child_process_are_joined_to_the_notebook(
     fake_smi.replay(XML, GPUS, APPS)
     fake_smi.substitute_pids({11327: pid, 11328: child.pid, 11345: other_users_process})
 
+    await snapshot_with_kernels(jp_fetch)
+    # A second read: a process's CPU is what it used between two.
     (gpu,) = (await snapshot_with_kernels(jp_fetch))["gpus"]
     by_pid = {process["pid"]: process for process in gpu["processes"]}
 
@@ -104,8 +106,14 @@ async def test_kernel_and_its_child_process_are_joined_to_the_notebook(
     worker = by_pid[child.pid]  # `!python train.py`-like child of the kernel
     assert worker["kernel_id"] == kernel_id
     assert worker["session_path"] == "experiments/train.ipynb"
+    # Our own processes come with their command line and what they use of the machine.
+    assert worker["command"] == "sleep 300"
+    assert kernel["command"].startswith(sys.executable) and "ipykernel" in kernel["command"]
+    assert kernel["host_memory_mib"] > 10  # an ipykernel holds tens of MiB
+    assert kernel["cpu_percent"] is not None and worker["cpu_percent"] < 5
 
     other = by_pid[other_users_process]
+    assert other["command"] is None and other["cpu_percent"] is None
     assert other["own"] is False and other["kernel_id"] is None
     assert other["user"] == psutil.Process(other_users_process).username()
     assert other["name"] is None  # another user's command line is not sent
@@ -136,6 +144,9 @@ async def test_a_cells_figures_say_whether_the_kernels_cpu_was_busy_or_idle(
         method="POST", body=json.dumps({"spans": spans}),
     )  # fmt: skip
     during_busy, during_idle = json.loads(answer.body)["spans"]
+    (gpu,) = (await get_json(jp_fetch, "gpus"))["gpus"]
+    (on_gpu,) = [p for p in gpu["processes"] if p["kernel_id"] == kernel_id]
+    assert on_gpu["cpu_percent"] < 20  # the kernel's process, idle again
     assert during_busy["mean_cpu_percent"] > 60  # about one core
     assert during_idle["mean_cpu_percent"] < 20
     assert during_busy["peak_memory_mib"] == 2566  # the capture's process, now the kernel

@@ -169,6 +169,23 @@ def test_a_kernels_cpu_and_memory_count_the_processes_it_started(kernel_tree, pr
     assert calm.processes == 2 and calm.cpu_percent < 30
 
 
+@pytest.mark.parametrize("proc", [Path("/proc"), Path("/nonexistent")], ids=["proc", "psutil"])
+def test_a_gpu_process_of_ours_gets_its_own_cpu_memory_and_command(kernel_tree, proc):
+    pid, (busy, idle) = kernel_tree
+    reader = KernelUsageReader(proc=proc)
+    first = reader.read_processes({pid, busy, idle})
+    assert first[busy].cpu_percent is None  # nothing to compare with yet
+    time.sleep(1.0)
+    uses = reader.read_processes({pid, busy, idle, 999_999_999})
+    assert 999_999_999 not in uses  # no such process
+    # A core busy (less when the machine is loaded), and a sleeping process at rest.
+    assert 20 < uses[busy].cpu_percent < 150 and uses[idle].cpu_percent < 5
+    assert uses[busy].command == f"{sys.executable} -c while True: pass"
+    assert uses[idle].command == "sleep 60"
+    assert uses[pid].memory_rss_mib > 200  # its own bytes, not its children's
+    assert uses[idle].memory_rss_mib < 20
+
+
 def test_a_kernel_that_is_gone_uses_nothing():
     reader = KernelUsageReader()
     gone = subprocess.Popen(["true"])

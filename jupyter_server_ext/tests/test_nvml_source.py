@@ -146,6 +146,33 @@ class StandInNvml:
     def nvmlDeviceGetRetiredPages(self, handle, cause):
         return self._answer(handle, "RetiredPages")[cause]
 
+    def nvmlDeviceGetFieldValues(self, handle, fields):
+        """pynvml's own structs: from a table of {field id: [(µs, count) at each call]}, NOT
+        SUPPORTED for an id the table lacks."""
+        counters = self._answer(handle, "FieldValues")
+        values = (pynvml.c_nvmlFieldValue_t * len(fields))()
+        for value, (field_id, scope) in zip(values, fields):
+            value.fieldId, value.scopeId = field_id, scope
+            readings = counters.get(field_id)
+            if not readings:
+                value.nvmlReturn = pynvml.NVML_ERROR_NOT_SUPPORTED
+                continue
+            value.timestamp, value.value.ullVal = readings.pop(0)
+            value.nvmlReturn = pynvml.NVML_SUCCESS
+        return values
+
+    def nvmlDeviceGetProcessUtilization(self, handle, since):
+        """The samples newer than ``since`` (µs), NOT_FOUND when there are none, as NVML."""
+        handle.setdefault("utilization_asked_since", []).append(since)
+        newer = [s for s in self._answer(handle, "ProcessUtilization") if s.timeStamp > since]
+        if not newer:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
+        return newer
+
+    def nvmlDeviceGetPcieThroughput(self, handle, counter):
+        handle["pcie_samples"] = handle.get("pcie_samples", 0) + 1
+        return self._answer(handle, "PcieThroughput")[counter]
+
     def nvmlSystemGetProcessName(self, pid):
         return {4242: "python", 4343: "train.py"}.get(pid, "?")
 
@@ -179,7 +206,18 @@ def a100_device(**overrides) -> dict:
         # Ampere remaps rows instead of retiring pages.
         "RetiredPages": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
         "RemappedRows": (0, 0, 0, 0),
+        # No byte counters from this driver: PCIe is sampled instead (KB/s by direction).
+        "FieldValues": {},
+        "PcieThroughput": {
+            pynvml.NVML_PCIE_UTIL_TX_BYTES: 341,
+            pynvml.NVML_PCIE_UTIL_RX_BYTES: 439,
+        },
         "ComputeRunningProcesses": [SimpleNamespace(pid=4242, usedGpuMemory=29000 * MIB)],
+        # The driver's samples of each process's share of the SMs, µs after boot.
+        "ProcessUtilization": [
+            SimpleNamespace(pid=4242, timeStamp=5_000_000, smUtil=80, memUtil=30),
+            SimpleNamespace(pid=4242, timeStamp=5_166_000, smUtil=90, memUtil=35),
+        ],
     }
     device.update(overrides)
     return device
@@ -256,6 +294,74 @@ async def test_memory_health_of_an_ampere_card_and_of_one_without_ecc():
     (gpu,) = (await NvmlSource(nvml=StandInNvml([geforce])).sample()).gpus
     assert (gpu.ecc_errors_corrected, gpu.ecc_errors_uncorrected) == (None, None)
     assert (gpu.retired_pages, gpu.remapped_rows, gpu.memory_repair_pending) == (None, None, None)
+    assert not gpu.unavailable
+
+
+async def test_each_process_gets_its_share_of_the_gpu_since_the_read_before():
+    device = a100_device(
+        ComputeRunningProcesses=[
+            SimpleNamespace(pid=4242, usedGpuMemory=29000 * MIB),
+            SimpleNamespace(pid=4343, usedGpuMemory=1000 * MIB),  # holds memory, runs nothing
+        ]
+    )
+    source = NvmlSource(nvml=StandInNvml([device]))
+    (gpu,) = (await source.sample()).gpus
+    assert [(p.pid, p.utilization_gpu) for p in gpu.processes] == [(4242, 85), (4343, 0)]
+    # The next read asks for what came after the newest sample: nothing ran since.
+    (gpu,) = (await source.sample()).gpus
+    assert device["utilization_asked_since"] == [0, 5_166_000]
+    assert [p.utilization_gpu for p in gpu.processes] == [0, 0]
+    unsupported = a100_device(ProcessUtilization=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED))
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([unsupported])).sample()).gpus
+    assert gpu.processes[0].utilization_gpu is None and not gpu.unavailable
+
+
+async def test_link_throughput_is_the_counters_difference_between_two_reads():
+    # An H100 whose driver counts PCIe bytes and NVLink KiB: 1.2 GB to the GPU, 2 GiB over its
+    # links in the half second between two reads.
+    counting = a100_device(
+        FieldValues={
+            197: [(1_000_000, 10_000), (1_500_000, 60_000)],  # PCIe sent, bytes
+            198: [(1_000_000, 5_000_000_000), (1_500_000, 5_600_000_000)],  # received
+            138: [(1_000_000, 7), (1_500_000, 7)],  # NVLink sent, KiB
+            139: [(1_000_000, 0), (1_500_000, 1024 * 1024)],  # received
+        }
+    )
+    source = NvmlSource(nvml=StandInNvml([counting]))
+    (first,) = (await source.sample()).gpus
+    assert first.nvlink_received_bytes_per_second is None  # nothing to take a difference from
+    (gpu,) = (await source.sample()).gpus
+    assert (gpu.pcie_sent_bytes_per_second, gpu.pcie_received_bytes_per_second) == (100e3, 1.2e9)
+    assert gpu.nvlink_sent_bytes_per_second == 0
+    assert gpu.nvlink_received_bytes_per_second == 2 * 1024**3
+    assert "pcie_samples" not in counting  # the 20 ms sampling call never ran
+    assert not gpu.unavailable
+
+
+async def test_pcie_is_sampled_rarely_where_the_driver_has_no_counters():
+    device = a100_device()
+    source = NvmlSource(nvml=StandInNvml([device]))
+    for _ in range(3):
+        (gpu,) = (await source.sample()).gpus
+        assert gpu.pcie_sent_bytes_per_second == 341 * 1024
+        assert gpu.pcie_received_bytes_per_second == 439 * 1024
+    assert device["pcie_samples"] == 2  # one sample per direction, kept between reads
+    assert gpu.nvlink_sent_bytes_per_second is None  # no NVLink on this board
+
+
+async def test_link_throughput_is_null_after_a_counter_reset_or_without_field_values():
+    reset = a100_device(FieldValues={139: [(1_000_000, 9_000), (2_000_000, 10)]})
+    source = NvmlSource(nvml=StandInNvml([reset]))
+    await source.sample()
+    (gpu,) = (await source.sample()).gpus
+    assert gpu.nvlink_received_bytes_per_second is None  # a driver reload reset the counter
+    unsupported = pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
+    old_driver = a100_device(
+        FieldValues=pynvml.NVMLError(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND),
+        PcieThroughput=unsupported,
+    )
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([old_driver])).sample()).gpus
+    assert gpu.pcie_sent_bytes_per_second is None and gpu.nvlink_sent_bytes_per_second is None
     assert not gpu.unavailable
 
 

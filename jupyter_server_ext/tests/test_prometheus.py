@@ -221,6 +221,12 @@ async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheu
     assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (4845, 35690, 40535)
     assert (gpu.temperature_c, gpu.power_draw_w, gpu.sm_clock_mhz) == (61, 409.692, 1215)
     assert gpu.memory_clock_mhz == 1215
+    # DCGM's profiling rates; its NVLink counter (a total since boot) is not a rate.
+    assert (gpu.pcie_sent_bytes_per_second, gpu.pcie_received_bytes_per_second) == (
+        33011804,
+        97863601,
+    )
+    assert gpu.nvlink_received_bytes_per_second is None
     # No DCGM_FI_DEV_GPU_UTIL under MIG: null, with the reason, never 0.
     assert gpu.mig_mode == "enabled" and gpu.utilization_gpu is None
     assert "MIG" in gpu.unavailable["utilization_gpu"]

@@ -86,6 +86,8 @@ def test_xml_capture_parses_to_the_numbers_in_it(capture: Path):
         assert gpu.fan_speed_pct == _number_in(_tag(section, "fan_speed"))
         assert gpu.performance_state == _tag(section, "performance_state")
         assert gpu.memory_clock_mhz == _number_in(_tag(section, "clocks/mem_clock"))
+        sent = _number_in(_tag(section, "pci/tx_util"))
+        assert gpu.pcie_sent_bytes_per_second == (None if sent is None else sent * 1024)
     pids = [int(p) for p in re.findall(r"<process_info>.*?<pid>(\d+)</pid>", text, flags=re.S)]
     assert [p.pid for gpu in snapshot.gpus for p in gpu.processes] == pids
 
@@ -125,6 +127,25 @@ def test_the_slowdown_temperature_is_read_as_degrees_or_from_t_limit_margins(nam
 def test_what_holds_the_clocks_down_is_read_under_either_name(name, reasons):
     snapshot = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0)
     assert [gpu.clock_throttle_reasons for gpu in snapshot.gpus] == reasons
+
+
+@pytest.mark.parametrize(
+    "name, received_mib_per_second",
+    [
+        # An RTX 3080 loading a batch: 14.1 GiB/s from the host, the bus's 20 ms sample.
+        ("rtx3080-driver-595.58-v13.xml", [14396.8]),
+        # Eight V100S, each fed at its own pace.
+        ("tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml", [18.6, 38.1, 40.0]),
+        # A partial document without the element.
+        ("gtx1070ti-partial-fields-v10.xml", [None]),
+    ],
+)
+def test_pcie_throughput_is_read_in_bytes_per_second(name, received_mib_per_second):
+    gpus = parse_xml(read(SMI_FIXTURES / "xml" / name), 1.0).gpus[:3]
+    received = [gpu.pcie_received_bytes_per_second for gpu in gpus]
+    assert [None if r is None else round(r / 2**20, 1) for r in received] == (
+        received_mib_per_second
+    )
 
 
 @pytest.mark.parametrize(

@@ -68,12 +68,22 @@ NOT_COMPARED = {
     "source": "names the source itself",
     "timestamp": "when each read was made",
     "unavailable": "each source words its reasons its own way",
+    # Throughput over different windows (20 ms, or between two reads): a burst of copies
+    # moves it by gigabytes per second from one to the other.
+    "pcie_sent_bytes_per_second": "sampled over different windows",
+    "pcie_received_bytes_per_second": "sampled over different windows",
+    "nvlink_sent_bytes_per_second": "sampled over different windows",
+    "nvlink_received_bytes_per_second": "sampled over different windows",
     "processes.visible": "set by the kernel join, not by a source",
     "processes.user": "set by the kernel join, not by a source",
     "processes.started": "set by the kernel join, not by a source",
     "processes.own": "set by the kernel join, not by a source",
     "processes.kernel_id": "set by the kernel join, not by a source",
     "processes.session_path": "set by the kernel join, not by a source",
+    "processes.command": "set by the kernel join, not by a source",
+    "processes.cpu_percent": "set by the kernel join, not by a source",
+    "processes.host_memory_mib": "set by the kernel join, not by a source",
+    "processes.utilization_gpu": "NVML's alone: nvidia-smi's reads have no such figure",
 }
 # Fields compared on their own terms: the lists, matched item by item below.
 _LISTS = ("gpus", "processes", "mig_devices")

@@ -95,10 +95,12 @@ describe('GpuDashboard', () => {
       'Utilization (%)',
       'Memory used (GiB)',
       'Temperature (°C)',
-      'Power (W)'
+      'Power (W)',
+      // What the GPUs receive from the host; these boards have no NVLink.
+      'PCIe received'
     ]);
     expect(fakeCharts.map(chart => chart.options.cursor?.sync?.key)).toEqual(
-      Array(4).fill('jp-GpuMonitor-dashboard')
+      Array(5).fill('jp-GpuMonitor-dashboard')
     );
   });
 
@@ -168,7 +170,7 @@ describe('GpuDashboard', () => {
 
     expect(
       getAllByRole('img').map(chart => chart.getAttribute('aria-label'))
-    ).toEqual(Array(4).fill(expect.stringMatching(/, 1 cell run shaded$/)));
+    ).toEqual(Array(5).fill(expect.stringMatching(/, 1 cell run shaded$/)));
     const chart = fakeCharts[fakeCharts.length - 1];
     act(() => {
       chart.options.hooks!.setCursor![0]!({
@@ -196,7 +198,7 @@ describe('GpuDashboard', () => {
       'Disk and network'
     ]);
     expect(fakeCharts.map(chart => chart.options.cursor?.sync?.key)).toEqual(
-      Array(7).fill('jp-GpuMonitor-dashboard')
+      Array(8).fill('jp-GpuMonitor-dashboard')
     );
     // The latest readings in the legends, as the recorded history has them.
     const last = history.timestamps.length - 1;
@@ -222,7 +224,7 @@ describe('GpuDashboard', () => {
     const { getAllByRole, getByText } = renderDashboard(model);
 
     expect(getByText('Not reported by these GPUs: utilization.')).toBeTruthy();
-    expect(getAllByRole('figure')).toHaveLength(3);
+    expect(getAllByRole('figure')).toHaveLength(4);
   });
 
   it('hides a GPU in every chart from any legend, shows one alone with Shift, and all again', () => {
@@ -235,23 +237,23 @@ describe('GpuDashboard', () => {
 
     fireEvent.click(getAllByRole('button', { name: /^GPU 1 / })[2]);
 
-    expect(pressed('GPU 1')).toEqual(Array(4).fill('false'));
-    expect(pressed('GPU 0')).toEqual(Array(4).fill('true'));
+    expect(pressed('GPU 1')).toEqual(Array(5).fill('false'));
+    expect(pressed('GPU 0')).toEqual(Array(5).fill('true'));
     // Each chart is drawn anew with GPU 0's line only.
-    const latest = fakeCharts.slice(-4);
+    const latest = fakeCharts.slice(-5);
     expect(latest.map(chart => chart.options.series.length)).toEqual(
-      Array(4).fill(2)
+      Array(5).fill(2)
     );
 
     fireEvent.click(getByRole('button', { name: 'Show all GPUs' }));
-    expect(pressed('GPU 1')).toEqual(Array(4).fill('true'));
+    expect(pressed('GPU 1')).toEqual(Array(5).fill('true'));
     expect(queryByRole('button', { name: 'Show all GPUs' })).toBeNull();
 
     fireEvent.click(getAllByRole('button', { name: /^GPU 1 / })[0], {
       shiftKey: true
     });
-    expect(pressed('GPU 0')).toEqual(Array(4).fill('false'));
-    expect(pressed('GPU 1')).toEqual(Array(4).fill('true'));
+    expect(pressed('GPU 0')).toEqual(Array(5).fill('false'));
+    expect(pressed('GPU 1')).toEqual(Array(5).fill('true'));
   });
 
   it('holds the charts while paused, and catches up on resume', () => {
@@ -311,7 +313,7 @@ describe('GpuDashboard', () => {
     expect(getByRole('alert').textContent).toMatch(
       /Last tried at .* · retrying every 1 s/
     );
-    expect(getAllByRole('figure')).toHaveLength(4);
+    expect(getAllByRole('figure')).toHaveLength(5);
     expect(
       container.querySelector('.jp-GpuMonitor-dashboardCharts')?.classList
     ).toContain('jp-mod-stale');

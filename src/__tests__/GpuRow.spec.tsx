@@ -38,7 +38,7 @@ describe('GpuRow', () => {
       'GPU 0RTX A500013 °C6.5 / 230 W0 %21.9 / 24.0 GiB'
     );
     expect(row.title).toBe(
-      'NVIDIA RTX A5000\nP8 · SM 210 MHz · memory 405 MHz\n0 rows remapped\nFan 30 %\nBus 00000000:81:00.0'
+      'NVIDIA RTX A5000\nP8 · SM 210 MHz · memory 405 MHz\nPCIe ↓ 450 kB/s ↑ 500 kB/s\n0 rows remapped\nFan 30 %\nBus 00000000:81:00.0'
     );
     expect(within(row).queryByRole('list', { name: /MIG/ })).toBeNull();
     // Idle clocks are no condition.
@@ -230,11 +230,16 @@ describe('ProcessList', () => {
         .getAllByRole('columnheader')
         .map(element => element.textContent)
     ).toEqual(['GPU', 'Process', 'Memory']);
+    // Our own kernel's process: what it uses of the machine, and its
+    // command line on hover.
     expect(rows(table)[0]).toEqual([
       '0',
-      `train.ipynbpid ${process.pid} · 12 min`,
+      `train.ipynbpid ${process.pid} · 12 min · CPU 0 % · RAM 51 MiB`,
       '21.9 GiB'
     ]);
+    expect(
+      table.querySelector('.jp-GpuMonitor-processDetail')!.getAttribute('title')
+    ).toMatch(/python -m ipykernel_launcher -f .*kernel-.*\.json$/);
     // The kernel holds memory on both GPUs: a row on each.
     expect(rows(table)[1][0]).toBe('1');
     fireEvent.click(

@@ -3,9 +3,8 @@
  */
 import { nullTranslator } from '@jupyterlab/translation';
 
+import { alertMessage, alertMessages } from '../gpu/alertMessages';
 import {
-  alertMessage,
-  alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
   IGpuAlert,
@@ -118,6 +117,51 @@ describe('GpuAlerts', () => {
     ).toEqual([expect.objectContaining({ kind: 'temperature', gpuIndex: 0 })]);
   });
 
+  it('alerts when a GPU has slowed down for 10 s, naming why, and not for a power cap or a brake of a moment', () => {
+    const alerts = new GpuAlerts({
+      ...EVERY_GPU,
+      memoryEnabled: false,
+      temperatureEnabled: false
+    });
+    const hot = {
+      temperature_c: 91,
+      clock_throttle_reasons: [
+        'sw_power_cap' as const,
+        'hw_thermal_slowdown' as const
+      ]
+    };
+    const brake = {
+      clock_throttle_reasons: ['hw_power_brake_slowdown' as const]
+    };
+    // GPU 1 is held at its power limit all along (the capture's state):
+    // normal under load, no alert.
+    const capped = { 1: { clock_throttle_reasons: ['sw_power_cap' as const] } };
+    expect(alerts.update(a5000At(100, { ...capped, 0: brake }))).toEqual([]);
+    expect(alerts.update(a5000At(105, { ...capped }))).toEqual([]);
+    expect(alerts.update(a5000At(110, { ...capped, 0: hot }))).toEqual([]);
+    expect(alerts.update(a5000At(115, { ...capped, 0: hot }))).toEqual([]);
+    const [alert] = alerts.update(a5000At(120, { ...capped, 0: hot }));
+    expect(alert).toEqual(
+      expect.objectContaining({
+        kind: 'slowdown',
+        gpuIndex: 0,
+        value: 91,
+        reason: 'hw_thermal_slowdown'
+      })
+    );
+    expect(alertMessage([alert], EVERY_GPU, trans)).toBe(
+      'GPU 0 (NVIDIA RTX A5000) slows down: thermal slowdown at 91 °C. Its clocks are held down until it is fixed.'
+    );
+    // Once per episode; a reading without the slowdown ends it.
+    expect(alerts.update(a5000At(125, { 0: hot }))).toEqual([]);
+    alerts.update(a5000At(130));
+    alerts.update(a5000At(131, { 0: brake }));
+    const [again] = alerts.update(a5000At(141, { 0: brake }));
+    expect(alertMessage([again], EVERY_GPU, trans)).toBe(
+      'GPU 0 (NVIDIA RTX A5000) slows down: power brake slowdown. Its clocks are held down until it is fixed.'
+    );
+  });
+
   it('alerts on low utilisation only after the set minutes while memory is held', () => {
     const alerts = new GpuAlerts({
       ...EVERY_GPU,
@@ -200,6 +244,7 @@ describe('GpuAlerts', () => {
       ...EVERY_GPU,
       memoryEnabled: false,
       temperatureEnabled: false,
+      slowdownEnabled: false,
       lowUtilizationEnabled: false
     };
     alerts.thresholds = gpuAlertsOff;

@@ -44,6 +44,10 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
       encoder_utilization: 0,
       decoder_utilization: 0,
       clock_throttle_reasons: ['gpu_idle'],
+      pcie_sent_bytes_per_second: 499712,
+      pcie_received_bytes_per_second: 449536,
+      nvlink_sent_bytes_per_second: null,
+      nvlink_received_bytes_per_second: null,
       ecc_errors_corrected: 0,
       ecc_errors_uncorrected: 0,
       retired_pages: null,
@@ -58,12 +62,16 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
           name: '/usr/lib/xorg/Xorg',
           type: 'G',
           gpu_instance_id: null,
+          utilization_gpu: null,
           visible: false,
           user: null,
           started: null,
           own: null,
           kernel_id: null,
-          session_path: null
+          session_path: null,
+          command: null,
+          cpu_percent: null,
+          host_memory_mib: null
         }
       ],
       processes_omitted: 0,
@@ -93,7 +101,9 @@ const A10G_HISTORY: IGpuHistory = {
       temperature_c: [17, 17],
       power_draw_w: [25.58, 25.58],
       fan_speed_pct: [0, 0],
-      sm_clock_mhz: [210, 210]
+      sm_clock_mhz: [210, 210],
+      pcie_received_bytes_per_second: [0, 0],
+      nvlink_received_bytes_per_second: [null, null]
     }
   ],
   machine: null

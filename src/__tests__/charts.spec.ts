@@ -4,7 +4,7 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import { CHART_KINDS, chartWindow } from '../gpu/chartKinds';
+import { CHART_KINDS, chartWindow, LINK_CHART_KINDS } from '../gpu/chartKinds';
 import {
   bandAt,
   bandExtents,
@@ -234,6 +234,19 @@ describe('reportedCharts', () => {
       'power'
     ]);
     expect(reportedCharts(CHART_KINDS, a5000Snapshot())).toEqual(CHART_KINDS);
+  });
+
+  it("adds the dashboard's PCIe chart where the GPUs report it, NVLink only on boards with it", () => {
+    const kinds = [...CHART_KINDS, ...LINK_CHART_KINDS];
+    // Through nvidia-smi, the A5000s' PCIe sample comes with the XML.
+    expect(reportedCharts(kinds, a5000Snapshot())).toEqual([
+      ...CHART_KINDS,
+      'pcie'
+    ]);
+    const limits = chartLimits('pcie', a5000Snapshot());
+    // An idle bus still gets an axis to 1 MB/s; a busy one a little above it.
+    expect(yRange('pcie', 0, 450e3, limits)).toEqual([0, 1e6]);
+    expect(yRange('nvlink', 0, 40e9, limits)).toEqual([0, 44e9]);
   });
 });
 

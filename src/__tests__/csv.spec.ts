@@ -2,7 +2,11 @@
  * @jest-environment node
  */
 import { CSV_HEADER, csvFileName, historyCsv } from '../gpu/csv';
-import { GpuHistoryBuffer, MACHINE_FIELDS } from '../gpu/history';
+import {
+  GpuHistoryBuffer,
+  MACHINE_FIELDS,
+  SERIES_FIELDS
+} from '../gpu/history';
 import { a5000History } from './payloads';
 
 describe('historyCsv', () => {
@@ -22,9 +26,10 @@ describe('historyCsv', () => {
     const machineCells = MACHINE_FIELDS.map(
       field => recorded.machine![field][36] ?? ''
     ).join(',');
-    expect(rows[1]).toBe(`${time},0,0,22437,13,6.52,${machineCells}`);
-    expect(rows[2]).toBe(`${time},1,0,17253,15,13.59,${machineCells}`);
-    expect(CSV_HEADER.slice(6)).toEqual(
+    // PCIe received from the XML's sample (439 and 488 KB/s); no NVLink.
+    expect(rows[1]).toBe(`${time},0,0,22437,13,6.52,449536,,${machineCells}`);
+    expect(rows[2]).toBe(`${time},1,0,17253,15,13.59,499712,,${machineCells}`);
+    expect(CSV_HEADER.slice(8)).toEqual(
       MACHINE_FIELDS.map(f => `machine_${f}`)
     );
     expect(CSV_HEADER).toContain('machine_memory_used_mib');
@@ -35,10 +40,9 @@ describe('historyCsv', () => {
     // The 38th read failed: the server kept the machine, no GPU figure.
     const failed = a5000History();
     for (const gpu of failed.gpus) {
-      gpu.utilization_gpu[37] = null;
-      gpu.memory_used_mib[37] = null;
-      gpu.temperature_c[37] = null;
-      gpu.power_draw_w[37] = null;
+      for (const field of SERIES_FIELDS) {
+        gpu[field][37] = null;
+      }
     }
     const withFailure = new GpuHistoryBuffer();
     withFailure.append(failed);
@@ -46,7 +50,7 @@ describe('historyCsv', () => {
     const rows = historyCsv(withFailure, failed.timestamps[37]).split('\r\n');
     const time = new Date(failed.timestamps[37] * 1000).toISOString();
     const cpu = failed.machine!.cpu_percent[37];
-    expect(rows[1].startsWith(`${time},,,,,,${cpu},`)).toBe(true);
+    expect(rows[1].startsWith(`${time},,,,,,,,${cpu},`)).toBe(true);
     expect(rows[2].split(',')[1]).toBe('0'); // the next read has its GPUs again
   });
 

@@ -12,6 +12,7 @@ export function fakeActions(canUseGpus = true): {
     openPath: jest.fn(),
     interruptKernel: jest.fn(),
     shutDownKernel: jest.fn(),
+    releaseCachedMemory: jest.fn(),
     useGpus: jest.fn(),
     canUseGpus: jest.fn(() => canUseGpus),
     openDashboard: jest.fn()

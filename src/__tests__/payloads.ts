@@ -193,7 +193,13 @@ export function repeatedHistory(
       temperature_c: repeat(model.temperature_c[0]),
       power_draw_w: repeat(model.power_draw_w[0]),
       fan_speed_pct: repeat(model.fan_speed_pct[0]),
-      sm_clock_mhz: repeat(model.sm_clock_mhz[0])
+      sm_clock_mhz: repeat(model.sm_clock_mhz[0]),
+      pcie_received_bytes_per_second: repeat(
+        model.pcie_received_bytes_per_second[0]
+      ),
+      nvlink_received_bytes_per_second: repeat(
+        model.nvlink_received_bytes_per_second[0]
+      )
     })),
     machine: null
   };

@@ -220,6 +220,10 @@ namespace Private {
         return trans.__('Temperature (°C)');
       case 'power':
         return trans.__('Power (W)');
+      case 'pcie':
+        return trans.__('PCIe received');
+      case 'nvlink':
+        return trans.__('NVLink received');
     }
   }
 

@@ -2,7 +2,11 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { runBands } from '../cells/format';
-import { CHART_KINDS, ChartKind } from '../gpu/chartKinds';
+import {
+  CHART_KINDS,
+  LINK_CHART_KINDS,
+  PanelChartKind
+} from '../gpu/chartKinds';
 import { currentColumns, reportedCharts } from '../gpu/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
@@ -211,7 +215,11 @@ namespace Private {
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
-    const charts = reportedCharts(CHART_KINDS, snapshot);
+    const charts = reportedCharts(
+      [...CHART_KINDS, ...LINK_CHART_KINDS],
+      snapshot
+    );
+    // A board without a link's counters is common and not worth a word.
     const unreported = CHART_KINDS.filter(kind => !charts.includes(kind));
     return (
       <>
@@ -251,7 +259,7 @@ namespace Private {
   /**
    * A measurement's name, in a sentence.
    */
-  function chartName(kind: ChartKind, trans: TranslationBundle): string {
+  function chartName(kind: PanelChartKind, trans: TranslationBundle): string {
     switch (kind) {
       case 'utilization':
         return trans.__('utilization');

@@ -7,6 +7,7 @@ import {
   formatCelsius,
   formatMemoryOf,
   formatPercent,
+  formatRate,
   formatWatts,
   formatWattsOf
 } from '../gpu/units';
@@ -212,6 +213,7 @@ namespace Private {
       gpu.name,
       clocks(gpu, trans),
       videoEngines(gpu, trans),
+      links(gpu, trans),
       memoryHealth(gpu, trans),
       ...normal.map(condition => condition.text),
       gpu.fan_speed_pct !== null &&
@@ -252,6 +254,38 @@ namespace Private {
       formatPercent(encoder ?? 0, trans),
       formatPercent(decoder ?? 0, trans)
     );
+  }
+
+  /**
+   * What moves over the GPU's links, in each direction: "PCIe ↓ 14.4 GB/s ↑
+   * 1.1 GB/s · NVLink ↓ 2.1 GB/s ↑ 2.1 GB/s", of the links it reports.
+   */
+  function links(gpu: IGpu, trans: TranslationBundle): string | null {
+    const link = (
+      name: string,
+      received: number | null,
+      sent: number | null
+    ): string | false =>
+      (received !== null || sent !== null) &&
+      trans.__(
+        '%1 ↓ %2 ↑ %3',
+        name,
+        received !== null ? formatRate(received, trans) : '–',
+        sent !== null ? formatRate(sent, trans) : '–'
+      );
+    const parts = [
+      link(
+        'PCIe',
+        gpu.pcie_received_bytes_per_second,
+        gpu.pcie_sent_bytes_per_second
+      ),
+      link(
+        'NVLink',
+        gpu.nvlink_received_bytes_per_second,
+        gpu.nvlink_sent_bytes_per_second
+      )
+    ].filter(Boolean);
+    return parts.length > 0 ? parts.join(' · ') : null;
   }
 
   /**

@@ -1,5 +1,5 @@
 import { TranslationBundle } from '@jupyterlab/translation';
-import { closeIcon, stopIcon } from '@jupyterlab/ui-components';
+import { cleaningIcon, closeIcon, stopIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { IPanelActions } from './actions';
@@ -21,6 +21,11 @@ export namespace KernelButtons {
      */
     label: string;
     /**
+     * Whether to offer releasing the GPU memory torch caches in it: an idle
+     * kernel that holds GPU memory.
+     */
+    canReleaseCache?: boolean;
+    /**
      * What the buttons do.
      */
     actions: IPanelActions;
@@ -32,12 +37,19 @@ export namespace KernelButtons {
 }
 
 /**
- * Interrupt and shut down one of this server's kernels; each asks for a
- * confirmation first.
+ * Interrupt and shut down one of this server's kernels, each after a
+ * confirmation; and, where offered, release the GPU memory torch caches in
+ * it, which loses nothing and so asks for none.
  */
 export function KernelButtons(props: KernelButtons.IProps): React.ReactElement {
-  const { kernelId, label, actions, trans } = props;
+  const { kernelId, label, canReleaseCache, actions, trans } = props;
+  const release = {
+    name: trans.__('Release the cached GPU memory of %1', label),
+    icon: cleaningIcon,
+    act: () => actions.releaseCachedMemory(kernelId, label)
+  };
   const buttons = [
+    ...(canReleaseCache ? [release] : []),
     {
       name: trans.__('Interrupt the kernel of %1', label),
       icon: stopIcon,

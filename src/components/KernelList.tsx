@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import { canReleaseCache } from '../gpu/cacheRelease';
 import { formatList, formatMemory, formatPercent } from '../gpu/units';
 import { IKernelSummary } from '../restapi/kernels';
 import { IPanelActions } from './actions';
@@ -32,7 +33,8 @@ export namespace KernelList {
 /**
  * "My kernels": each of this server's kernels with the GPU memory it holds
  * across GPUs, the most first, so that a forgotten notebook holding 30 GiB
- * is one click from being freed; under its name, the CPU and memory it and
+ * is one click from being freed (an idle one that imported torch may also
+ * give back what torch caches); under its name, the CPU and memory it and
  * the processes it started use.
  */
 export function KernelList(props: KernelList.IProps): React.ReactElement {
@@ -73,6 +75,7 @@ export function KernelList(props: KernelList.IProps): React.ReactElement {
                   kernelId={kernel.kernel_id}
                   path={kernel.session_path}
                   withButtons={true}
+                  canReleaseCache={canReleaseCache(kernel)}
                   actions={actions}
                   trans={trans}
                 />

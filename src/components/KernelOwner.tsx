@@ -28,6 +28,10 @@ export namespace KernelOwner {
      */
     withButtons: boolean;
     /**
+     * Whether its buttons offer releasing the GPU memory torch caches in it.
+     */
+    canReleaseCache?: boolean;
+    /**
      * What the link and the buttons do.
      */
     actions: IPanelActions;
@@ -43,7 +47,8 @@ export namespace KernelOwner {
  * (or the kernel's short id), and its buttons.
  */
 export function KernelOwner(props: KernelOwner.IProps): React.ReactElement {
-  const { kernelId, path, withButtons, actions, trans } = props;
+  const { kernelId, path, withButtons, canReleaseCache, actions, trans } =
+    props;
   return (
     <>
       {path ? (
@@ -55,6 +60,7 @@ export function KernelOwner(props: KernelOwner.IProps): React.ReactElement {
         <KernelButtons
           kernelId={kernelId}
           label={kernelLabel(kernelId, path, trans)}
+          canReleaseCache={canReleaseCache}
           actions={actions}
           trans={trans}
         />

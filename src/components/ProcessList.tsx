@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { ProcessOwner, processOwner, sortProcesses } from '../gpu/processes';
-import { formatAge, formatMemory } from '../gpu/units';
+import { formatAge, formatMemory, formatPercent } from '../gpu/units';
 import { IGpu, IGpuProcess } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
@@ -95,7 +95,10 @@ export function ProcessList(props: ProcessList.IProps): React.ReactElement {
                     actions={actions}
                     trans={trans}
                   />
-                  <span className="jp-GpuMonitor-processDetail">
+                  <span
+                    className="jp-GpuMonitor-processDetail"
+                    title={process.command ?? undefined}
+                  >
                     {Private.detail(process, now, trans)}
                   </span>
                 </td>
@@ -155,7 +158,9 @@ namespace Private {
         const text = [owner.user ?? trans.__('unknown user'), name]
           .filter(Boolean)
           .join(' · ');
-        return <span title={process.name ?? text}>{text}</span>;
+        return (
+          <span title={process.command ?? process.name ?? text}>{text}</span>
+        );
       }
       case 'invisible':
         return (
@@ -174,8 +179,10 @@ namespace Private {
   }
 
   /**
-   * "pid 4242 · GI 3 · 12 min", under the owner: its MIG instance when it
-   * runs on one.
+   * "pid 4242 · GI 3 · 12 min · GPU 85 % · CPU 12 % · RAM 1.2 GiB", under
+   * the owner: its MIG instance when it runs on one, its share of the GPU
+   * where NVML measures it, and for the user's own processes what they use
+   * of the machine (their command line on hover).
    */
   export function detail(
     process: IGpuProcess,
@@ -186,7 +193,13 @@ namespace Private {
       trans.__('pid %1', process.pid),
       process.gpu_instance_id !== null &&
         trans.__('GI %1', process.gpu_instance_id),
-      process.started !== null && formatAge(now - process.started, trans)
+      process.started !== null && formatAge(now - process.started, trans),
+      process.utilization_gpu !== null &&
+        trans.__('GPU %1', formatPercent(process.utilization_gpu, trans)),
+      process.cpu_percent !== null &&
+        trans.__('CPU %1', formatPercent(process.cpu_percent, trans)),
+      process.host_memory_mib !== null &&
+        trans.__('RAM %1', formatMemory(process.host_memory_mib, trans))
     ]
       .filter(Boolean)
       .join(' · ');

@@ -20,6 +20,13 @@ export interface IPanelActions {
    */
   shutDownKernel(kernelId: string, label: string): void;
   /**
+   * Release the GPU memory torch caches in one of this server's idle kernels,
+   * and say how much the GPUs got back.
+   *
+   * @param label - what the kernel serves, for the notification
+   */
+  releaseCachedMemory(kernelId: string, label: string): void;
+  /**
    * Point the current notebook's kernel at these GPUs, by their indices.
    */
   useGpus(gpuIndices: readonly number[]): void;

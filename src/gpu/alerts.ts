@@ -1,10 +1,7 @@
-import { TranslationBundle } from '@jupyterlab/translation';
-
-import { IGpu, IGpuSnapshot } from '../restapi/gpus';
+import { ClockThrottleReason, IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { IRequestFailure } from '../tokens';
 import { HELD_MEMORY_MIB } from '../restapi/rules';
-import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
-import { formatList, formatMemory } from './units';
+import { SLOWING_REASONS } from './slowingReasons';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
@@ -12,10 +9,13 @@ import { SETTINGS_DEFAULTS } from '../settingsDefaults';
  *
  * - `memory`: memory in use above a share of the total
  * - `temperature`: the core above a temperature
+ * - `slowdown`: the clocks held down for heat, a power brake or a hardware
+ *   signal, for {@link SLOWDOWN_SECONDS}
  * - `lowUtilization`: utilisation low for minutes while memory is held (a
  *   GPU waiting on data, or a kernel that holds a GPU it no longer uses)
  */
-export type GpuAlertKind = 'memory' | 'temperature' | 'lowUtilization';
+export type GpuAlertKind =
+  'memory' | 'temperature' | 'slowdown' | 'lowUtilization';
 
 /**
  * The alerts in the order they are checked and reported.
@@ -23,6 +23,7 @@ export type GpuAlertKind = 'memory' | 'temperature' | 'lowUtilization';
 export const ALERT_KINDS: readonly GpuAlertKind[] = [
   'memory',
   'temperature',
+  'slowdown',
   'lowUtilization'
 ];
 
@@ -69,6 +70,10 @@ export interface IAlertThresholds {
    */
   temperatureCelsius: number;
   /**
+   * Whether to alert when a GPU slows its clocks down.
+   */
+  slowdownEnabled: boolean;
+  /**
    * Whether to alert on low utilisation while memory is held.
    */
   lowUtilizationEnabled: boolean;
@@ -108,6 +113,12 @@ export const GROWTH_SHARE = 0.02;
 export const REARM_MARGIN = 5;
 
 /**
+ * How long a GPU must have slowed down before it is news, in seconds: a
+ * power brake of a moment is not.
+ */
+export const SLOWDOWN_SECONDS = 10;
+
+/**
  * Readings further apart than this, in seconds, do not make one episode of
  * low utilisation: what happened between them is unknown.
  */
@@ -131,9 +142,13 @@ export interface IGpuAlert {
   gpuName: string | null;
   /**
    * The reading that crossed the threshold: percent of memory, °C, or
-   * percent utilisation.
+   * percent utilisation; for a slowdown, the temperature (NaN if unknown).
    */
   value: number;
+  /**
+   * Why a GPU slowed down (slowdown alerts only), the most serious reason.
+   */
+  reason?: ClockThrottleReason;
   /**
    * The memory the GPU holds, in MiB.
    */
@@ -268,7 +283,8 @@ export class GpuAlerts {
             gpuIndex: gpu.index,
             gpuName: gpu.name,
             value,
-            memoryUsedMiB: gpu.memory_used_mib
+            memoryUsedMiB: gpu.memory_used_mib,
+            ...(kind === 'slowdown' && { reason: Private.slowing(gpu)[0] })
           });
         }
       }
@@ -290,6 +306,7 @@ export const ENABLED_SETTING: {
 } = {
   memory: 'memoryEnabled',
   temperature: 'temperatureEnabled',
+  slowdown: 'slowdownEnabled',
   lowUtilization: 'lowUtilizationEnabled',
   readFailure: 'readFailureEnabled'
 };
@@ -340,59 +357,6 @@ export class SourceHealth {
 }
 
 /**
- * The notification text of alerts of one kind that started together: which
- * GPUs, what was read and the threshold; at most
- * {@link MAX_MESSAGE_LENGTH} characters.
- */
-export function alertMessage(
-  alerts: readonly IGpuAlert[],
-  thresholds: IAlertThresholds,
-  trans: TranslationBundle
-): string {
-  const [first] = alerts;
-  const named =
-    alerts.length === 1 && first.gpuName
-      ? trans.__('GPU %1 (%2)', first.gpuIndex, first.gpuName)
-      : null;
-  const bare =
-    alerts.length === 1
-      ? trans.__('GPU %1', first.gpuIndex)
-      : trans.__(
-          'GPUs %1',
-          formatList(
-            alerts.map(alert => String(alert.gpuIndex)),
-            trans
-          )
-        );
-  const candidates = [named, bare]
-    .filter((gpus): gpus is string => gpus !== null)
-    .map(gpus =>
-      Private.sentence(first, alerts.length, gpus, thresholds, trans)
-    );
-  const message =
-    candidates.find(text => text.length <= MAX_MESSAGE_LENGTH) ??
-    candidates[candidates.length - 1];
-  return notificationText(message);
-}
-
-/**
- * The notifications of the alerts that started together: one per kind of
- * alert, naming every GPU it concerns.
- */
-export function alertMessages(
-  started: readonly IGpuAlert[],
-  thresholds: IAlertThresholds,
-  trans: TranslationBundle
-): { kind: GpuAlertKind; message: string }[] {
-  return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
-    .filter(alerts => alerts.length > 0)
-    .map(alerts => ({
-      kind: alerts[0].kind,
-      message: alertMessage(alerts, thresholds, trans)
-    }));
-}
-
-/**
  * File-local state and steps of the state machine.
  */
 namespace Private {
@@ -436,6 +400,7 @@ namespace Private {
     return {
       memory: { ...IDLE },
       temperature: { ...IDLE },
+      slowdown: { ...IDLE },
       lowUtilization: { ...IDLE }
     };
   }
@@ -487,9 +452,40 @@ namespace Private {
           gpu.temperature_c,
           thresholds.temperatureCelsius
         );
+      case 'slowdown':
+        return slowdown(episode, gpu, timestamp);
       case 'lowUtilization':
         return lowUtilization(episode, gpu, memory, timestamp, thresholds);
     }
+  }
+
+  /**
+   * The reasons the GPU gives now for slowing down, the most serious first.
+   */
+  export function slowing(gpu: IGpu): ClockThrottleReason[] {
+    const reasons = gpu.clock_throttle_reasons ?? [];
+    return SLOWING_REASONS.filter(reason => reasons.includes(reason));
+  }
+
+  /**
+   * An episode of a GPU slowing down, reported once it has lasted
+   * {@link SLOWDOWN_SECONDS}; it ends with the first reading without it.
+   */
+  function slowdown(
+    episode: IEpisode,
+    gpu: IGpu,
+    timestamp: number
+  ): number | null {
+    if (slowing(gpu).length === 0) {
+      Object.assign(episode, IDLE);
+      return null;
+    }
+    episode.since ??= timestamp;
+    if (!episode.firing && timestamp - episode.since >= SLOWDOWN_SECONDS) {
+      episode.firing = true;
+      return gpu.temperature_c ?? NaN;
+    }
+    return null;
   }
 
   /**
@@ -584,60 +580,5 @@ namespace Private {
     return gpu.memory_used_mib === null || !gpu.memory_total_mib
       ? null
       : (gpu.memory_used_mib / gpu.memory_total_mib) * 100;
-  }
-
-  /**
-   * The notification sentence of alerts of one kind.
-   */
-  export function sentence(
-    first: IGpuAlert,
-    count: number,
-    gpus: string,
-    thresholds: IAlertThresholds,
-    trans: TranslationBundle
-  ): string {
-    switch (first.kind) {
-      case 'memory':
-        return count === 1
-          ? trans.__(
-              '%1: memory %2% full, above the %3% alert threshold.',
-              gpus,
-              Math.round(first.value),
-              thresholds.memoryPercent
-            )
-          : trans.__(
-              '%1: memory above the %2% alert threshold.',
-              gpus,
-              thresholds.memoryPercent
-            );
-      case 'temperature':
-        return count === 1
-          ? trans.__(
-              '%1: %2 °C, above the %3 °C alert threshold.',
-              gpus,
-              Math.round(first.value),
-              thresholds.temperatureCelsius
-            )
-          : trans.__(
-              '%1: above the %2 °C alert threshold.',
-              gpus,
-              thresholds.temperatureCelsius
-            );
-      case 'lowUtilization':
-        return count === 1 && first.memoryUsedMiB !== null
-          ? trans.__(
-              '%1: under %2% busy for %3 min while holding %4. Waiting on data?',
-              gpus,
-              thresholds.lowUtilizationPercent,
-              thresholds.lowUtilizationMinutes,
-              formatMemory(first.memoryUsedMiB, trans)
-            )
-          : trans.__(
-              '%1: under %2% busy for %3 min while holding memory. Waiting on data?',
-              gpus,
-              thresholds.lowUtilizationPercent,
-              thresholds.lowUtilizationMinutes
-            );
-    }
   }
 }

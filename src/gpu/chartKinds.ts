@@ -5,19 +5,32 @@
 import { GpuSeriesField, IGpuTimeSeries } from '../tokens';
 
 /**
+ * The charts of the GPUs: the panel's four, and what each GPU receives over
+ * PCIe (from the host: a data loader feeding it) and over its NVLinks (from
+ * its peers: an all-reduce), which the dashboard adds.
+ */
+export type ChartKind = PanelChartKind | 'pcie' | 'nvlink';
+
+/**
  * The charts of the panel.
  */
-export type ChartKind = 'utilization' | 'memory' | 'temperature' | 'power';
+export type PanelChartKind = 'utilization' | 'memory' | 'temperature' | 'power';
 
 /**
  * The charts in the order the panel shows them.
  */
-export const CHART_KINDS: readonly ChartKind[] = [
+export const CHART_KINDS: readonly PanelChartKind[] = [
   'utilization',
   'memory',
   'temperature',
   'power'
 ];
+
+/**
+ * The dashboard's charts of the GPUs' links, after {@link CHART_KINDS}; each
+ * only where a GPU reports it (NVLink is on data-centre boards only).
+ */
+export const LINK_CHART_KINDS: readonly ChartKind[] = ['pcie', 'nvlink'];
 
 /**
  * The measurement each chart draws.
@@ -26,7 +39,9 @@ export const CHART_FIELDS: { readonly [K in ChartKind]: GpuSeriesField } = {
   utilization: 'utilization_gpu',
   memory: 'memory_used_mib',
   temperature: 'temperature_c',
-  power: 'power_draw_w'
+  power: 'power_draw_w',
+  pcie: 'pcie_received_bytes_per_second',
+  nvlink: 'nvlink_received_bytes_per_second'
 };
 
 /**

@@ -5,7 +5,12 @@ import { CHART_FIELDS, ChartKind } from './chartKinds';
 import { IGpuColumns, IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
-import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
+import {
+  formatClockTime,
+  formatRate,
+  formatReading,
+  MIB_PER_GIB
+} from './units';
 
 /**
  * The theme variables GPU lines are drawn in, GPU 0 first; with more GPUs
@@ -236,7 +241,12 @@ export function chartOptions(
       drawLimitLines(plot, limits.lines, theme, value =>
         formatReading(CHART_FIELDS[kind], value, trans)
       ),
-    yAxis: kind === 'memory' ? gibAxis() : {},
+    yAxis:
+      kind === 'memory'
+        ? gibAxis()
+        : kind === 'pcie' || kind === 'nvlink'
+          ? rateAxis(trans)
+          : {},
     series: gpus.map(gpu => ({
       label: trans.__('GPU %1', gpu.index),
       colorIndex: gpu.index,
@@ -253,6 +263,17 @@ export function gibAxis(): Partial<uPlot.Axis> {
     incrs: MEMORY_AXIS_GIB.map(gib => gib * MIB_PER_GIB),
     values: (plot: uPlot, splits: number[]) =>
       splits.map(mib => `${mib / MIB_PER_GIB}`)
+  };
+}
+
+/**
+ * A y axis of bytes per second, labelled "14.1 GB/s", wide enough for it.
+ */
+export function rateAxis(trans: TranslationBundle): Partial<uPlot.Axis> {
+  return {
+    size: 64,
+    values: (plot: uPlot, splits: number[]) =>
+      splits.map(value => formatRate(value, trans))
   };
 }
 
@@ -311,6 +332,9 @@ export function chartLimits(
         ceiling: null,
         lines: distinct(gpus.map(gpu => gpu.power_limit_w))
       };
+    case 'pcie':
+    case 'nvlink':
+      return { ceiling: null, lines: [] };
   }
 }
 
@@ -346,6 +370,10 @@ export function yRange(
         Private.reaching(Math.ceil((high + pad) / 10) * 10, limits.lines, 10)
       ];
     }
+    case 'pcie':
+    case 'nvlink':
+      // From 0, to a little above the readings: an idle bus reads a few kB/s.
+      return [0, Math.max(1e6, high * 1.1)];
   }
 }
 

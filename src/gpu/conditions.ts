@@ -1,6 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { ClockThrottleReason, IGpu } from '../restapi/gpus';
+import { SLOWING_REASONS } from './slowingReasons';
 import { formatCelsius, formatWatts } from './units';
 
 /**
@@ -83,10 +84,7 @@ namespace Private {
    * The reasons that are a condition, the most serious first.
    */
   export const ORDER: readonly ClockThrottleReason[] = [
-    'hw_thermal_slowdown',
-    'sw_thermal_slowdown',
-    'hw_power_brake_slowdown',
-    'hw_slowdown',
+    ...SLOWING_REASONS,
     'sw_power_cap',
     'sync_boost'
   ];

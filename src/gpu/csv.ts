@@ -12,6 +12,8 @@ export const CSV_HEADER = [
   'memory_used_mib',
   'temperature_c',
   'power_draw_w',
+  'pcie_received_bytes_per_second',
+  'nvlink_received_bytes_per_second',
   ...MACHINE_FIELDS.map(field => `machine_${field}`)
 ];
 

@@ -8,7 +8,9 @@ export const SERIES_FIELDS: readonly GpuSeriesField[] = [
   'utilization_gpu',
   'memory_used_mib',
   'temperature_c',
-  'power_draw_w'
+  'power_draw_w',
+  'pcie_received_bytes_per_second',
+  'nvlink_received_bytes_per_second'
 ];
 
 /**
@@ -88,12 +90,7 @@ export function frozenHistory(history: IGpuTimeSeries): IGpuTimeSeries {
       index: gpu.index,
       uuid: gpu.uuid,
       name: gpu.name,
-      values: {
-        utilization_gpu: gpu.values.utilization_gpu.slice(),
-        memory_used_mib: gpu.values.memory_used_mib.slice(),
-        temperature_c: gpu.values.temperature_c.slice(),
-        power_draw_w: gpu.values.power_draw_w.slice()
-      }
+      values: Private.gpuValues(field => gpu.values[field].slice())
     })),
     machine: MACHINE_FIELDS.reduce((columns, field) => {
       columns[field] = history.machine[field].slice();
@@ -231,10 +228,9 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
       return existing;
     }
     const count = this._timestamps.length;
-    const values = {} as Private.IColumns['values'];
-    for (const field of SERIES_FIELDS) {
-      values[field] = new Array<number | null>(count).fill(null);
-    }
+    const values = Private.gpuValues(() =>
+      new Array<number | null>(count).fill(null)
+    );
     const column: Private.IColumns = {
       index: series.index,
       uuid: series.uuid,
@@ -316,5 +312,18 @@ namespace Private {
    */
   export interface IColumns extends IGpuColumns {
     readonly values: { [F in GpuSeriesField]: (number | null)[] };
+  }
+
+  /**
+   * A GPU's columns, each made by `column`.
+   */
+  export function gpuValues(
+    column: (field: GpuSeriesField) => (number | null)[]
+  ): IColumns['values'] {
+    const values = {} as IColumns['values'];
+    for (const field of SERIES_FIELDS) {
+      values[field] = column(field);
+    }
+    return values;
   }
 }

@@ -7,6 +7,7 @@ import {
   drawLimitLines,
   gibAxis,
   IChartTheme,
+  rateAxis,
   timeChartOptions
 } from './charts';
 import { formatMemory, formatPercent, formatRate } from './units';
@@ -144,11 +145,7 @@ export function machineChartOptions(source: {
       kind === 'memory'
         ? gibAxis()
         : kind === 'throughput'
-          ? {
-              size: 64,
-              values: (plot: uPlot, splits: number[]) =>
-                splits.map(value => formatRate(value, trans))
-            }
+          ? rateAxis(trans)
           : {},
     draw:
       kind === 'memory' && memoryTotalMiB !== null

@@ -113,6 +113,9 @@ export function formatReading(
       return formatCelsius(value, trans);
     case 'power_draw_w':
       return formatWatts(value, trans);
+    case 'pcie_received_bytes_per_second':
+    case 'nvlink_received_bytes_per_second':
+      return formatRate(value, trans);
   }
 }
 

@@ -11,7 +11,6 @@ import { IDisposable } from '@lumino/disposable';
 // The alerts watch the readings from the start.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import {
-  alertMessages,
   DEFAULT_ALERT_THRESHOLDS,
   ENABLED_SETTING,
   GpuAlerts,
@@ -155,16 +154,22 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
           console.error('Failed to keep the GPU alerts under way.', reason);
         });
       }
-      for (const { kind, message } of alertMessages(
-        started,
-        alerts.thresholds,
-        trans
-      )) {
-        Notification.warning(message, {
-          autoClose: false,
-          actions: actionsOf(kind)
-        });
+      if (started.length === 0) {
+        return;
       }
+      // The words of the alerts load with the first of them.
+      void import('../gpu/alertMessages').then(({ alertMessages }) => {
+        for (const { kind, message } of alertMessages(
+          started,
+          alerts.thresholds,
+          trans
+        )) {
+          Notification.warning(message, {
+            autoClose: false,
+            actions: actionsOf(kind)
+          });
+        }
+      });
     });
 
     void followSettings(registry, alertsPlugin.id, loaded => {

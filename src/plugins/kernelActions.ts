@@ -2,7 +2,12 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { Dialog, showDialog, showErrorMessage } from '@jupyterlab/apputils';
+import {
+  Dialog,
+  Notification,
+  showDialog,
+  showErrorMessage
+} from '@jupyterlab/apputils';
 import { KernelAPI } from '@jupyterlab/services';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
@@ -12,12 +17,13 @@ import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 /**
  * Adds the commands that interrupt and shut down one of this server's
  * kernels, each after a confirmation, through jupyter_server's own kernel
- * API: the GPU Monitor's process and kernel lists run them.
+ * API, and the one that releases the GPU memory torch caches in an idle
+ * kernel: the GPU Monitor's process and kernel lists run them.
  */
 export const kernelActionsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:kernel-actions',
   description:
-    "Adds commands that interrupt or shut down one of this server's kernels after a confirmation, for the GPU Monitor's lists of processes and kernels.",
+    "Adds commands that interrupt, shut down or free the cached GPU memory of one of this server's kernels, for the GPU Monitor's lists of processes and kernels.",
   autoStart: true,
   requires: [IGpuMonitorModel],
   optional: [ITranslator],
@@ -119,6 +125,32 @@ export const kernelActionsPlugin: JupyterFrontEndPlugin<void> = {
         }
       })
     );
+
+    // No confirmation: emptying torch's cache loses nothing but the time its
+    // next allocation takes.
+    app.commands.addCommand(CommandIDs.releaseCachedMemory, {
+      label: args =>
+        typeof args.label === 'string'
+          ? trans.__('Release the Cached GPU Memory of %1', args.label)
+          : trans.__('Release Cached GPU Memory'),
+      caption: trans.__(
+        'Empty the CUDA cache of torch in an idle kernel, and say what the GPU got back'
+      ),
+      describedBy,
+      isEnabled: args => typeof args.kernelId === 'string',
+      execute: async args => {
+        const { releaseWithNotice } = await import('../gpu/cacheRelease');
+        const notice = await releaseWithNotice(
+          app.serviceManager.serverSettings,
+          args.kernelId as string,
+          (args.label as string | undefined) ?? trans.__('this kernel'),
+          trans
+        );
+        Notification.emit(notice.message, notice.kind, { autoClose: 5000 });
+        // Show the memory given back without waiting for the next poll.
+        await model.refresh();
+      }
+    });
   }
 };
 

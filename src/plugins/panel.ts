@@ -29,7 +29,8 @@ import { followSettings } from './settings';
 /**
  * Adds the GPU monitor side panel and the commands that open it and export
  * its readings. Its links and buttons run the commands of the other
- * plugins (open a notebook, interrupt or shut down a kernel, use a GPU).
+ * plugins (open a notebook, interrupt or shut down a kernel, release its
+ * cached GPU memory, use a GPU).
  */
 export const panelPlugin: JupyterFrontEndPlugin<void> = {
   id: PANEL_PLUGIN_ID,
@@ -67,6 +68,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
         run(CommandIDs.interruptKernel, { kernelId, label }),
       shutDownKernel: (kernelId, label) =>
         run(CommandIDs.shutDownKernel, { kernelId, label }),
+      releaseCachedMemory: (kernelId, label) =>
+        run(CommandIDs.releaseCachedMemory, { kernelId, label }),
       useGpus: gpus => run(CommandIDs.useGpu, { gpus: [...gpus] }),
       canUseGpus: () =>
         app.commands.hasCommand(CommandIDs.useGpu) &&

@@ -104,6 +104,10 @@ export interface IGpuProcess {
    */
   gpu_instance_id: number | null;
   /**
+   * The share of the time since the read before that the process ran on the GPU's streaming multiprocessors, in percent: NVML only, 0 for a process that did not run.
+   */
+  utilization_gpu: number | null;
+  /**
    * Whether the process exists in the server's PID namespace; false when the driver reports a pid of another namespace (a container), null when not joined. An invisible process has no user, start, kernel or name.
    */
   visible: boolean | null;
@@ -127,6 +131,18 @@ export interface IGpuProcess {
    * The notebook (or console) whose kernel runs the process.
    */
   session_path: string | null;
+  /**
+   * The whole command line (its first 1000 characters); for a process of this server's user only.
+   */
+  command: string | null;
+  /**
+   * The CPU the process used since the read before, in percent of one core; for a process of this server's user only, null at its first read.
+   */
+  cpu_percent: number | null;
+  /**
+   * The process's resident host memory, in MiB; for a process of this server's user only.
+   */
+  host_memory_mib: number | null;
 }
 
 /**
@@ -213,6 +229,22 @@ export interface IGpu {
    * What holds the clocks below their maximum now (the driver's clock event reasons); empty when nothing does, null when the driver does not say.
    */
   clock_throttle_reasons: ClockThrottleReason[] | null;
+  /**
+   * Bytes the GPU sent over PCIe per second: NVML's counters between two reads where the driver has them, else its 20 ms sample of the bus taken every 10 s; nvidia-smi's sample in the XML it reads every 30 s; DCGM's rate.
+   */
+  pcie_sent_bytes_per_second: number | null;
+  /**
+   * Bytes the GPU received over PCIe per second, read as `pcie_sent_bytes_per_second`.
+   */
+  pcie_received_bytes_per_second: number | null;
+  /**
+   * Data the GPU sent over all its NVLinks per second: NVML's counters between two reads, or DCGM's rate; null without NVLink, and through nvidia-smi.
+   */
+  nvlink_sent_bytes_per_second: number | null;
+  /**
+   * Data the GPU received over all its NVLinks per second, read as `nvlink_sent_bytes_per_second`.
+   */
+  nvlink_received_bytes_per_second: number | null;
   /**
    * Memory errors ECC corrected since the driver loaded; null where ECC is off or absent.
    */
@@ -481,6 +513,14 @@ export interface IGpuSeries {
    * Streaming multiprocessor clock, in MHz.
    */
   sm_clock_mhz: SeriesValues;
+  /**
+   * Bytes the GPU received over PCIe per second.
+   */
+  pcie_received_bytes_per_second: SeriesValues;
+  /**
+   * Bytes the GPU received over its NVLinks per second.
+   */
+  nvlink_received_bytes_per_second: SeriesValues;
 }
 
 /**

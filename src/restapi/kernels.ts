@@ -1,5 +1,5 @@
 /**
- * Kernels and their GPU use: GET kernels and POST kernels/<kernel_id>/spans.
+ * Kernels and their GPU use: GET kernels, POST kernels/<kernel_id>/spans and POST kernels/<kernel_id>/release-cached-memory.
  *
  * Generated from api_schema/kernels.json by `jlpm build:schemas`; do not edit.
  */
@@ -212,4 +212,29 @@ export interface ISpansAnswer {
    * The figures of each span asked for, in order.
    */
   spans: ISpanFigures[];
+}
+
+/**
+ * What releasing a kernel's cached GPU memory did: `torch_not_imported` (nothing done, nothing imported), `cuda_not_initialized` (torch is imported but never used a GPU in this kernel: nothing to release), `released` (`gc.collect()` and `torch.cuda.empty_cache()` ran).
+ */
+export type CacheReleaseOutcome =
+  'torch_not_imported' | 'cuda_not_initialized' | 'released';
+
+/**
+ * The answer of `POST kernels/<kernel_id>/release-cached-memory`: the memory PyTorch's caching allocator held reserved on all GPUs before and after `torch.cuda.empty_cache()` ran silently in the kernel. A busy kernel is refused (409), one that does not answer within seconds is given up (504).
+ */
+export interface ICacheReleaseAnswer {
+  outcome: CacheReleaseOutcome;
+  /**
+   * The memory torch held reserved on all GPUs before, in bytes; null unless `released`.
+   */
+  reserved_before_bytes: number | null;
+  /**
+   * The memory torch held reserved on all GPUs after, in bytes; null unless `released`.
+   */
+  reserved_after_bytes: number | null;
+  /**
+   * What the GPUs got back, in bytes; null unless `released`.
+   */
+  released_bytes: number | null;
 }

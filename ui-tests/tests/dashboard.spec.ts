@@ -13,10 +13,12 @@ import { cutOffTexts } from './layout';
 const DASHBOARD = 'GPU Dashboard';
 
 /**
- * The dashboard's charts: the GPUs' four, and the machine's three (CPU,
- * memory, disk and network) that this server reads beside them.
+ * The dashboard's charts: the GPUs' four and what they receive over PCIe
+ * (both captures' XML has it, neither board NVLink), and the machine's three
+ * (CPU, memory, disk and network) that this server reads beside them.
  */
-const CHARTS = 4 + 3;
+const GPU_CHARTS = 4 + 1;
+const CHARTS = GPU_CHARTS + 3;
 
 /**
  * The real 8× V100S capture: eight busy GPUs.
@@ -88,20 +90,20 @@ test.describe('GPU dashboard', () => {
       const figures = dashboard.getByRole('figure');
       await expect(figures).toHaveCount(CHARTS);
       const gpu3 = dashboard.getByRole('button', { name: /^GPU 3 / });
-      await expect(gpu3).toHaveCount(4);
+      await expect(gpu3).toHaveCount(GPU_CHARTS);
 
       await gpu3.nth(1).click();
-      for (let chart = 0; chart < 4; chart++) {
+      for (let chart = 0; chart < GPU_CHARTS; chart++) {
         await expect(gpu3.nth(chart)).toHaveAttribute('aria-pressed', 'false');
       }
       await gpu3.nth(0).click({ modifiers: ['Shift'] });
       await expect(
         dashboard.locator('[aria-pressed="true"].jp-GpuMonitor-legendButton')
-      ).toHaveCount(4);
+      ).toHaveCount(GPU_CHARTS);
       await dashboard.getByRole('button', { name: 'Show all GPUs' }).click();
       await expect(
         dashboard.locator('[aria-pressed="true"].jp-GpuMonitor-legendButton')
-      ).toHaveCount(4 * 8);
+      ).toHaveCount(GPU_CHARTS * 8);
 
       // uPlot draws the cursor's vertical line off the chart until it moves
       // over one: over the first chart, the last chart's line follows.

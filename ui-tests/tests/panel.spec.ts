@@ -180,20 +180,27 @@ test.describe('GPU monitor panel', () => {
     const [header, ...rows] = csv.trim().split('\r\n');
     expect(header).toBe(
       'timestamp,gpu,utilization_gpu_percent,memory_used_mib,temperature_c,power_draw_w,' +
+        'pcie_received_bytes_per_second,nvlink_received_bytes_per_second,' +
         'machine_cpu_percent,machine_memory_used_mib,machine_memory_total_mib,' +
         'machine_swap_used_mib,machine_disk_read_bytes_per_second,' +
         'machine_disk_write_bytes_per_second,machine_network_received_bytes_per_second,' +
         'machine_network_sent_bytes_per_second'
     );
-    // Each GPU's readings, then this machine's own of the same moment.
+    // Each GPU's readings (PCIe from the XML's sample, no NVLink), then this
+    // machine's own of the same moment.
     const machine = '(,[\\d.]*){8}$';
     expect(rows).toContainEqual(
-      expect.stringMatching(new RegExp(`,0,0,22437,13,6\\.52${machine}`))
+      expect.stringMatching(
+        new RegExp(`,0,0,22437,13,6\\.52,449536,${machine}`)
+      )
     );
     expect(rows).toContainEqual(
-      expect.stringMatching(new RegExp(`,1,0,17253,15,13\\.59${machine}`))
+      expect.stringMatching(
+        new RegExp(`,1,0,17253,15,13\\.59,499712,${machine}`)
+      )
     );
-    const [, , , , , , cpu, , memoryTotal] = rows[rows.length - 1].split(',');
+    const [, , , , , , , , cpu, , memoryTotal] =
+      rows[rows.length - 1].split(',');
     expect(Number(cpu)).toBeGreaterThanOrEqual(0);
     expect(Number(memoryTotal)).toBeGreaterThan(0);
   });

@@ -60,6 +60,9 @@ class GpuProcess:
     name: str | None = None
     type: str | None = None
     gpu_instance_id: int | None = None
+    # Percent of the time since the read before that the process ran on the GPU's SMs: NVML
+    # only (nvidia-smi's pmon takes a second, the exporters have no series).
+    utilization_gpu: float | None = None
     # False when the driver's pid does not exist in this PID namespace (a container).
     visible: bool | None = None
     user: str | None = None
@@ -67,6 +70,11 @@ class GpuProcess:
     own: bool | None = None  # run by the user this server runs as
     kernel_id: str | None = None
     session_path: str | None = None
+    # For this server's user's own processes only: the whole command line, the CPU used since
+    # the read before (percent of one core) and the resident host memory.
+    command: str | None = None
+    cpu_percent: float | None = None
+    host_memory_mib: float | None = None
 
 
 @dataclass
@@ -98,6 +106,12 @@ class Gpu:
     # What holds the clocks down now, by the driver's names (``sw_power_cap``,
     # ``hw_thermal_slowdown``, ``gpu_idle``...): [] when nothing does.
     clock_throttle_reasons: list[str] | None = None
+    # Bytes moved over the PCIe bus and over all NVLinks of the GPU, per second, sent and
+    # received by the GPU: a data loader that feeds it, or a multi-GPU all-reduce.
+    pcie_sent_bytes_per_second: float | None = None
+    pcie_received_bytes_per_second: float | None = None
+    nvlink_sent_bytes_per_second: float | None = None
+    nvlink_received_bytes_per_second: float | None = None
     # Memory errors since the driver loaded (volatile ECC counts).
     ecc_errors_corrected: int | None = None
     ecc_errors_uncorrected: int | None = None
@@ -143,6 +157,9 @@ SERIES_FIELDS = (
     "power_draw_w",
     "fan_speed_pct",
     "sm_clock_mhz",
+    # What the GPU receives: from the host (a data loader feeding it), and from its peers.
+    "pcie_received_bytes_per_second",
+    "nvlink_received_bytes_per_second",
 )
 
 

@@ -29,9 +29,13 @@ _INVALID_FIELD = re.compile(r'Field "([^"]+)" is not a valid field to query')
 # A field an older driver knows by another name, asked for by that name when it is rejected.
 _OLDER_FIELD_NAMES = dict([CLOCK_EVENT_FIELDS])
 # What no --query-gpu read asks for, taken from the XML: the board's slowdown threshold (no CSV
-# field names it) and its memory's health, which changes seldom.
+# field names it), its memory's health, which changes seldom, and the PCIe throughput: no CSV
+# field has it, and nvidia-smi samples the bus 20 ms per direction per GPU for it, so it is
+# sampled only as often as the XML is read (every STATIC_REFRESH_SECONDS).
 XML_FACTS = (
     "temperature_slowdown_c",
+    "pcie_sent_bytes_per_second",
+    "pcie_received_bytes_per_second",
     "ecc_errors_corrected",
     "ecc_errors_uncorrected",
     "retired_pages",

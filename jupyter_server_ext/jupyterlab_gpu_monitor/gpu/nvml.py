@@ -14,6 +14,7 @@ from typing import Any, Callable
 from ..translation import gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, kind_of_reason
+from .link_throughput import LinkThroughput
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
 # NVML return codes (nvml.h) -> error kinds.
@@ -30,6 +31,8 @@ _KIND_OF_CODE = {
 }
 _GPU_IS_LOST = 15
 _NOT_SUPPORTED = 3
+# nvmlDeviceGetProcessUtilization's answer when no process ran since the timestamp given.
+_NOT_FOUND = 6
 # nvmlPstates_t's "unknown"; P0 to P15 are 0 to 15.
 _PSTATE_UNKNOWN = 32
 
@@ -58,6 +61,10 @@ class NvmlSource:
         self._nvml = nvml
         self._started = False
         self._pending: asyncio.Future | None = None
+        self._links: LinkThroughput | None = None
+        # GPU -> the newest per-process utilisation sample seen (µs): the next read asks only
+        # for what came after it.
+        self._utilization_seen: dict[str, int] = {}
 
     def open(self) -> None:
         """Load and start NVML; raises GpuReadError when it is missing or cannot start."""
@@ -80,6 +87,7 @@ class NvmlSource:
             self._nvml.nvmlInit()
         except self._nvml.NVMLError as error:
             raise read_error(error) from None
+        self._links = LinkThroughput(self._nvml)
         self._started = True
 
     def close(self) -> None:
@@ -226,7 +234,9 @@ class NvmlSource:
         mask = field(gpu, "clock_throttle_reasons", event_reasons, handle)
         gpu.clock_throttle_reasons = reasons_of_mask(mask) if mask is not None else None
         self._read_memory_health(gpu, handle)
+        self._links.fill(gpu, handle, field)
         gpu.processes = self._processes(gpu, handle, None)
+        self._read_process_utilization(gpu, handle)
         if gpu.mig_mode == "enabled":
             gpu.mig_devices = self._mig_devices(gpu, handle)
 
@@ -269,6 +279,30 @@ class NvmlSource:
             pending.append(remap_pending)
         known = [state for state in pending if state is not None]
         gpu.memory_repair_pending = any(known) if known else None
+
+    def _read_process_utilization(self, gpu: Gpu, handle: Any) -> None:
+        """Each process's share of the SMs since the read before: the mean of the driver's
+        samples (about six a second), 0 for a process that had none (it did not run)."""
+        nvml = self._nvml
+        key = gpu.uuid or str(gpu.index)
+        try:
+            samples = nvml.nvmlDeviceGetProcessUtilization(
+                handle, self._utilization_seen.get(key, 0)
+            )
+        except nvml.NVMLError as error:
+            if error.value == _GPU_IS_LOST:
+                raise
+            if error.value != _NOT_FOUND:
+                return  # not supported (MIG, older boards): null
+            samples = []
+        by_pid: dict[int, list[int]] = {}
+        for sample in samples:
+            by_pid.setdefault(sample.pid, []).append(sample.smUtil)
+            seen = self._utilization_seen.get(key, 0)
+            self._utilization_seen[key] = max(seen, sample.timeStamp)
+        for process in gpu.processes:
+            shares = by_pid.get(process.pid)
+            process.utilization_gpu = sum(shares) / len(shares) if shares else 0
 
     def _processes(self, gpu: Gpu, handle: Any, instance: int | None) -> list[GpuProcess]:
         nvml = self._nvml

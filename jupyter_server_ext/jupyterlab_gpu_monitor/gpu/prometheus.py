@@ -54,6 +54,11 @@ FIELD_SERIES: dict[str, tuple[str, str | None, float]] = {
     ),
     "encoder_utilization": ("DCGM_FI_DEV_ENC_UTIL", "nvidia_smi_utilization_encoder_ratio", 100),
     "decoder_utilization": ("DCGM_FI_DEV_DEC_UTIL", "nvidia_smi_utilization_decoder_ratio", 100),
+    # DCGM's profiling rates, bytes per second; nvidia-smi's CSV has no throughput.
+    "pcie_sent_bytes_per_second": ("DCGM_FI_PROF_PCIE_TX_BYTES", None, 1),
+    "pcie_received_bytes_per_second": ("DCGM_FI_PROF_PCIE_RX_BYTES", None, 1),
+    "nvlink_sent_bytes_per_second": ("DCGM_FI_PROF_NVLINK_TX_BYTES", None, 1),
+    "nvlink_received_bytes_per_second": ("DCGM_FI_PROF_NVLINK_RX_BYTES", None, 1),
     "ecc_errors_corrected": (
         "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
         "nvidia_smi_ecc_errors_corrected_volatile_total",

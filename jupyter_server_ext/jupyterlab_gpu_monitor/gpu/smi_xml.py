@@ -40,6 +40,11 @@ _NUMBER_PATHS = {
     "encoder_utilization": ("utilization/encoder_util",),
     "decoder_utilization": ("utilization/decoder_util",),
 }
+# PCIe throughput nvidia-smi sampled for 20 ms as it wrote the document, in KB/s (KiB).
+_PCIE_PATHS = {
+    "pcie_sent_bytes_per_second": "pci/tx_util",
+    "pcie_received_bytes_per_second": "pci/rx_util",
+}
 # The element of the clock throttle reasons, and the prefix of each reason's, newest name first
 # (renamed "event reasons" in driver 530).
 _THROTTLE_ELEMENTS = (
@@ -95,6 +100,9 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
     )
     for attribute, paths in _NUMBER_PATHS.items():
         setattr(gpu, attribute, _number(element, *paths))
+    for attribute, path in _PCIE_PATHS.items():
+        kib = _number(element, path)
+        setattr(gpu, attribute, None if kib is None else kib * 1024)
     if gpu.temperature_slowdown_c is None:
         gpu.temperature_slowdown_c = _slowdown_from_tlimit(element)
     gpu.performance_state = text_value(element.findtext("performance_state"))

@@ -27,6 +27,9 @@ from .model import MIB
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
 # make each read walk it all.
 MAX_TREE_PROCESSES = 512
+# The most of a command line kept: enough for a script and its arguments, not a megabyte of
+# them (a process's arguments may be as long as the system allows).
+MAX_COMMAND_CHARS = 1000
 
 
 @dataclass
@@ -39,6 +42,17 @@ class KernelUse:
     memory_rss_mib: float
     # How many processes the tree has, the kernel's own included.
     processes: int
+
+
+@dataclass
+class ProcessUse:
+    """One process's use of the machine at a read (its own, not its children's)."""
+
+    # CPU use since the read before, in percent of one core; None at its first read.
+    cpu_percent: float | None
+    memory_rss_mib: float
+    # The command line, its arguments joined by spaces; None when it cannot be read.
+    command: str | None
 
 
 @dataclass
@@ -58,6 +72,10 @@ class KernelUsageReader:
         self._page_size = os.sysconf("SC_PAGE_SIZE") if self._linux else 4096
         self._previous: dict[int, _Sample] = {}
         self._previous_at: float | None = None
+        # The same for single processes (read_processes), remembered apart: they are read
+        # on reads with GPU processes only.
+        self._previous_processes: dict[int, _Sample] = {}
+        self._previous_processes_at: float | None = None
 
     def read(self, kernel_pids: dict[str, int]) -> dict[str, KernelUse]:
         """Kernel id -> its use now, for the kernels given with their process ids."""
@@ -86,6 +104,40 @@ class KernelUsageReader:
         self._previous = samples
         self._previous_at = now
         return uses
+
+    def read_processes(self, pids: set[int]) -> dict[int, ProcessUse]:
+        """Local pid -> its use now, for the pids that still exist."""
+        now = time.monotonic()
+        previous_at, self._previous_processes_at = self._previous_processes_at, now
+        elapsed = None if previous_at is None else now - previous_at
+        samples = {}
+        uses = {}
+        for pid in pids:
+            read = self._stat(pid) if self._linux else self._psutil_stat(pid)
+            if read is None:
+                continue
+            sample, resident = read
+            samples[pid] = sample
+            before = self._previous_processes.get(pid)
+            cpu = None
+            if elapsed and before is not None and before.started == sample.started:
+                cpu = 100 * (sample.ticks - before.ticks) / self._ticks_per_second / elapsed
+            uses[pid] = ProcessUse(cpu, resident / MIB, self._command(pid))
+        self._previous_processes = samples
+        return uses
+
+    def _command(self, pid: int) -> str | None:
+        try:
+            if self._linux:
+                arguments = self._read(f"{self._proc}/{pid}/cmdline").split(b"\0")
+                line = b" ".join(argument for argument in arguments if argument).decode(
+                    errors="replace"
+                )
+            else:
+                line = " ".join(psutil.Process(pid).cmdline())
+        except (OSError, psutil.Error):
+            return None
+        return line[:MAX_COMMAND_CHARS] or None
 
     def _tree(self, pid: int) -> dict[int, tuple[_Sample, int]]:
         """Each process of the tree under ``pid`` (itself included): its sample and resident
@@ -150,16 +202,28 @@ class KernelUsageReader:
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, ValueError):
             return found
         for process in members:
-            try:
-                if process.status() == psutil.STATUS_ZOMBIE:
-                    continue
-                with process.oneshot():
-                    times = process.cpu_times()
-                    sample = _Sample(
-                        started=int(process.create_time() * self._ticks_per_second),
-                        ticks=round((times.user + times.system) * self._ticks_per_second),
-                    )
-                    found[process.pid] = (sample, process.memory_info().rss)
-            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                continue
+            read = self._psutil_sample(process)
+            if read is not None:
+                found[process.pid] = read
         return found
+
+    def _psutil_stat(self, pid: int) -> tuple[_Sample, int] | None:
+        try:
+            return self._psutil_sample(psutil.Process(pid))
+        except (psutil.Error, ValueError):
+            return None
+
+    def _psutil_sample(self, process: psutil.Process) -> tuple[_Sample, int] | None:
+        """What _stat reads from /proc, through psutil (not Linux, or no children files)."""
+        try:
+            if process.status() == psutil.STATUS_ZOMBIE:
+                return None
+            with process.oneshot():
+                times = process.cpu_times()
+                sample = _Sample(
+                    started=int(process.create_time() * self._ticks_per_second),
+                    ticks=round((times.user + times.system) * self._ticks_per_second),
+                )
+                return sample, process.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            return None

@@ -1,0 +1,151 @@
+import { TranslationBundle } from '@jupyterlab/translation';
+
+import { MAX_MESSAGE_LENGTH, notificationText } from '../notification';
+import {
+  ALERT_KINDS,
+  GpuAlertKind,
+  IAlertThresholds,
+  IGpuAlert
+} from './alerts';
+import { formatList, formatMemory } from './units';
+
+/**
+ * The notification text of alerts of one kind that started together: which
+ * GPUs, what was read and the threshold; at most
+ * {@link MAX_MESSAGE_LENGTH} characters.
+ */
+export function alertMessage(
+  alerts: readonly IGpuAlert[],
+  thresholds: IAlertThresholds,
+  trans: TranslationBundle
+): string {
+  const [first] = alerts;
+  const named =
+    alerts.length === 1 && first.gpuName
+      ? trans.__('GPU %1 (%2)', first.gpuIndex, first.gpuName)
+      : null;
+  const bare =
+    alerts.length === 1
+      ? trans.__('GPU %1', first.gpuIndex)
+      : trans.__(
+          'GPUs %1',
+          formatList(
+            alerts.map(alert => String(alert.gpuIndex)),
+            trans
+          )
+        );
+  const candidates = [named, bare]
+    .filter((gpus): gpus is string => gpus !== null)
+    .map(gpus =>
+      Private.sentence(first, alerts.length, gpus, thresholds, trans)
+    );
+  const message =
+    candidates.find(text => text.length <= MAX_MESSAGE_LENGTH) ??
+    candidates[candidates.length - 1];
+  return notificationText(message);
+}
+
+/**
+ * The notifications of the alerts that started together: one per kind of
+ * alert, naming every GPU it concerns.
+ */
+export function alertMessages(
+  started: readonly IGpuAlert[],
+  thresholds: IAlertThresholds,
+  trans: TranslationBundle
+): { kind: GpuAlertKind; message: string }[] {
+  return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
+    .filter(alerts => alerts.length > 0)
+    .map(alerts => ({
+      kind: alerts[0].kind,
+      message: alertMessage(alerts, thresholds, trans)
+    }));
+}
+
+/**
+ * File-local parts of the messages.
+ */
+namespace Private {
+  /**
+   * The notification sentence of alerts of one kind.
+   */
+  export function sentence(
+    first: IGpuAlert,
+    count: number,
+    gpus: string,
+    thresholds: IAlertThresholds,
+    trans: TranslationBundle
+  ): string {
+    switch (first.kind) {
+      case 'memory':
+        return count === 1
+          ? trans.__(
+              '%1: memory %2% full, above the %3% alert threshold.',
+              gpus,
+              Math.round(first.value),
+              thresholds.memoryPercent
+            )
+          : trans.__(
+              '%1: memory above the %2% alert threshold.',
+              gpus,
+              thresholds.memoryPercent
+            );
+      case 'temperature':
+        return count === 1
+          ? trans.__(
+              '%1: %2 °C, above the %3 °C alert threshold.',
+              gpus,
+              Math.round(first.value),
+              thresholds.temperatureCelsius
+            )
+          : trans.__(
+              '%1: above the %2 °C alert threshold.',
+              gpus,
+              thresholds.temperatureCelsius
+            );
+      case 'slowdown':
+        return count === 1
+          ? trans.__(
+              '%1 slows down: %2. Its clocks are held down until it is fixed.',
+              gpus,
+              slowdownCause(first, trans)
+            )
+          : trans.__(
+              '%1 slow down: their clocks are held down (%2).',
+              gpus,
+              slowdownCause(first, trans)
+            );
+      case 'lowUtilization':
+        return count === 1 && first.memoryUsedMiB !== null
+          ? trans.__(
+              '%1: under %2% busy for %3 min while holding %4. Waiting on data?',
+              gpus,
+              thresholds.lowUtilizationPercent,
+              thresholds.lowUtilizationMinutes,
+              formatMemory(first.memoryUsedMiB, trans)
+            )
+          : trans.__(
+              '%1: under %2% busy for %3 min while holding memory. Waiting on data?',
+              gpus,
+              thresholds.lowUtilizationPercent,
+              thresholds.lowUtilizationMinutes
+            );
+    }
+  }
+
+  /**
+   * Why a GPU slowed down, in a few words: "thermal slowdown at 91 °C".
+   */
+  function slowdownCause(alert: IGpuAlert, trans: TranslationBundle): string {
+    switch (alert.reason) {
+      case 'hw_power_brake_slowdown':
+        return trans.__('power brake slowdown');
+      case 'hw_slowdown':
+        return trans.__('hardware slowdown');
+      default:
+        return Number.isNaN(alert.value)
+          ? trans.__('thermal slowdown')
+          : trans.__('thermal slowdown at %1 °C', Math.round(alert.value));
+    }
+  }
+}
