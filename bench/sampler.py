@@ -42,11 +42,7 @@ from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import (  # noqa: E402
-    RunningKernel,
-    join,
-    measure_own_processes,
-)
+from jupyterlab_gpu_monitor.kernels import RunningKernel, join, join_and_measure  # noqa: E402
 from jupyterlab_gpu_monitor.machine.host import MachineReader  # noqa: E402
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader  # noqa: E402
 from tests.replay import SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
@@ -162,16 +158,12 @@ async def read_costs(source, with_machine: bool, kernels, rounds: int = 30) -> l
     usage = KernelUsageReader()
     pids = {kernel.kernel_id: kernel.pid for kernel in kernels}
 
-    def joined_and_measured(snapshot) -> None:
-        measure_own_processes(join(snapshot, kernels), usage)
-        usage.read(pids)
-
     costs = []
     for _ in range(rounds):
         started = time.perf_counter()
         snapshot = await source.sample()
         if with_machine:
-            await asyncio.to_thread(joined_and_measured, snapshot)
+            await asyncio.to_thread(join_and_measure, snapshot, kernels, pids, usage)
             snapshot.machine = await asyncio.to_thread(machine.read)
         else:
             await asyncio.to_thread(join, snapshot, kernels)

@@ -118,10 +118,15 @@ async def release_cached_memory(
     ``failed`` when the expression raised.
     """
     kernel = kernel_manager.get_kernel(kernel_id)
-    if getattr(kernel, "execution_state", None) == "busy":
+    state = getattr(kernel, "execution_state", None)
+    if state == "busy":
         raise ReleaseRefused(
             "busy", gettext("the kernel is running a cell: try again when it is idle")
         )
+    if state in ("starting", "restarting", "dead"):
+        # It would answer late or never: the request would only time out.
+        message = gettext("the kernel is {state}: try again when it is idle")
+        raise ReleaseRefused("busy", message.format(state=state))
     client = kernel.client()
     try:
         # Only the shell channel: its reply is all that is read. A gateway's client starts

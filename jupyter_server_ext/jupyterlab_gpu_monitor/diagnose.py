@@ -24,13 +24,25 @@ from .cuda_compat import (
 )
 from .gpu.model import Snapshot
 from .kernel_env import KernelProcessFacts
-from .translation import gettext, join_list, ngettext
+from .translation import N_, gettext, join_list, ngettext
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 # Driver states in which CUDA cannot work at all.
 DRIVER_FAILURES = {"driver_not_loaded", "version_mismatch", "no_devices", "gpu_lost", "unknown"}
 LOW_UTILIZATION_PCT = 30.0
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
+KERNEL_CPU_BUSY_PERCENT = constant("KernelCpuBusyPercent")
+KERNEL_CPU_IDLE_PERCENT = constant("KernelCpuIdlePercent")
+# What slows a GPU below what it should do (the driver's clock event reasons; a power cap is
+# normal under load), and what to do about each.
+SLOWDOWN_FIXES = {
+    "hw_thermal_slowdown": N_("Check its fans and the airflow around it: {command}"),
+    "sw_thermal_slowdown": N_("Check its fans and the airflow around it: {command}"),
+    "hw_power_brake_slowdown": N_(
+        "Ask whoever runs the machine to check its power supply: {command}"
+    ),
+    "hw_slowdown": N_("Check its cooling and its power cables: {command}"),
+}
 
 
 @dataclass
@@ -66,6 +78,8 @@ class Facts:
     held_memory_mib: dict[int, float] = field(default_factory=dict)
     recent_utilization: dict[int, float] = field(default_factory=dict)
     utilization_minutes: float = 5.0
+    # The kernel's mean CPU over the same minutes, in percent of one core.
+    recent_cpu_percent: float | None = None
 
 
 def _gpus(snapshot: Snapshot | None) -> list:
@@ -441,27 +455,81 @@ def gpus_unreadable(facts: Facts) -> Iterable[Finding]:
 
 
 def idle_while_holding_memory(facts: Facts) -> Iterable[Finding]:
-    """7. The GPUs this kernel holds memory on are mostly idle: a data-loading bottleneck."""
+    """7. The GPUs this kernel holds memory on are mostly idle, and why, as the kernel's CPU
+    tells it: busy preparing data (feed the GPU faster), or idle too (the memory is held for
+    nothing: free it)."""
+    loader = (
+        "DataLoader(dataset, batch_size=..., num_workers=os.cpu_count() // 2, "
+        "pin_memory=True, persistent_workers=True, prefetch_factor=4)"
+    )
+    free = "del model; torch.cuda.empty_cache()"
+    cpu = facts.recent_cpu_percent
     for index, held in sorted(facts.held_memory_mib.items()):
         utilization = facts.recent_utilization.get(index)
         if held < HELD_MEMORY_MIB or utilization is None or utilization >= LOW_UTILIZATION_PCT:
             continue
+        figures = {
+            "utilization": f"{utilization:.0f}",
+            "minutes": f"{facts.utilization_minutes:g}",
+            "cpu": f"{cpu:.0f}" if cpu is not None else "",
+        }
+        if cpu is not None and cpu >= KERNEL_CPU_BUSY_PERCENT:
+            evidence = gettext(
+                "mean utilisation {utilization} % over the last {minutes} minutes while the "
+                "kernel's CPU was busy ({cpu} % of a core): preparing data holds the GPU back"
+            )
+            fix = gettext("Prepare the data in worker processes: {loader}")
+        elif cpu is not None and cpu < KERNEL_CPU_IDLE_PERCENT:
+            evidence = gettext(
+                "mean utilisation {utilization} % over the last {minutes} minutes while the "
+                "kernel's CPU idled too ({cpu} %): the memory is held, not used"
+            )
+            fix = gettext(
+                "Free it if the work is done: {free}, or Release cached GPU memory in My "
+                "kernels; or restart the kernel"
+            )
+        else:
+            evidence = gettext(
+                "mean utilisation {utilization} % over the last {minutes} minutes; the GPU is "
+                "waiting for data"
+            )
+            fix = gettext(
+                "Feed it faster: {loader}; or free the memory if the work is done ({free})"
+            )
         yield Finding(
             id="gpu-idle-while-holding-memory",
             severity="warning",
             title=gettext(
                 "GPU {index} is mostly idle while this kernel holds {memory} GiB on it"
             ).format(index=index, memory=f"{held / 1024:.1f}"),
-            evidence=gettext(
-                "mean utilisation {utilization} % over the last {minutes} minutes; the GPU is "
-                "waiting for data"
-            ).format(utilization=f"{utilization:.0f}", minutes=f"{facts.utilization_minutes:g}"),
-            fix=gettext(
-                "Feed it faster: {loader}; or free the memory if the work is done ({free})"
-            ).format(
-                loader="DataLoader(dataset, batch_size=..., num_workers=os.cpu_count() // 2, "
-                "pin_memory=True, persistent_workers=True, prefetch_factor=4)",
-                free="del model; torch.cuda.empty_cache()",
+            evidence=evidence.format(**figures),
+            fix=fix.format(loader=loader, free=free),
+        )
+
+
+def gpu_slows_down(facts: Facts) -> Iterable[Finding]:
+    """7b. A GPU this kernel holds memory on slows its clocks down (heat, a power brake, a
+    hardware signal): its training runs slower than the GPU can, whatever the code does."""
+    for gpu in _gpus(facts.snapshot):
+        if facts.held_memory_mib.get(gpu.index, 0) < HELD_MEMORY_MIB:
+            continue
+        reasons = [r for r in gpu.clock_throttle_reasons or [] if r in SLOWDOWN_FIXES]
+        if not reasons:
+            continue
+        temperature = (
+            gettext(" at {temperature} °C").format(temperature=f"{gpu.temperature_c:g}")
+            if gpu.temperature_c is not None
+            else ""
+        )
+        yield Finding(
+            id="gpu-slows-down",
+            severity="warning",
+            title=gettext("GPU {index} slows its clocks down").format(index=gpu.index),
+            evidence=gettext("the driver reports {reasons}{temperature}").format(
+                reasons=join_list(reasons), temperature=temperature
+            ),
+            fix=gettext(SLOWDOWN_FIXES[reasons[0]]).format(
+                command=f"nvidia-smi -q -d PERFORMANCE,TEMPERATURE -i {gpu.index}"
             ),
         )
 
@@ -495,6 +563,7 @@ RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
     driver_failure_while_cuda_expected,
     gpus_unreadable,
     idle_while_holding_memory,
+    gpu_slows_down,
     old_python,
 )
 

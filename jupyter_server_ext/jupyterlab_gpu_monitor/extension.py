@@ -14,6 +14,7 @@ from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernels import KernelJoin
 from .machine.host import MachineReader
+from .machine.model import rate_window
 from .routes import setup_off_handlers, setup_route_handlers
 from .translation import use_server_locale
 
@@ -42,6 +43,8 @@ class GpuMonitorExtension(ExtensionApp):
             self.log.error("GPU Monitor is off until this setting is corrected: %s", problem)
             setup_off_handlers(self.serverapp.web_app, problem)
             return
+        # Rates (CPU, disk, network, PCIe) over a Sampler's idle pause are no current reading.
+        rates_within = rate_window(config.interval)
         source = make_source(
             config.source,
             config.nvidia_smi_path,
@@ -49,15 +52,17 @@ class GpuMonitorExtension(ExtensionApp):
             config.prometheus_url,
             config.prometheus_selector,
             config.prometheus_bearer_token_file,
+            rates_within,
         )
         kernel_join = KernelJoin(
             self.serverapp.kernel_manager,
             self.serverapp.session_manager,
             config.show_other_users_commands,
+            rates_within,
         )
         # What each kernel held at each read, for the figures of its cells.
         kernel_history = KernelHistory(config.history_seconds, config.interval)
-        machine = MachineReader(self.serverapp.root_dir)
+        machine = MachineReader(self.serverapp.root_dir, max_rate_seconds=rates_within)
 
         async def annotate(snapshot: Snapshot) -> None:
             await kernel_join(snapshot)

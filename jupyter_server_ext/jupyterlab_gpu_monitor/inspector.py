@@ -11,6 +11,7 @@ import inspect
 import time
 from typing import Any
 
+from .cells import KernelHistory
 from .conda.kernelspecs import launch_of, launched_interpreter
 from .conda.records import packages
 from .diagnose import Facts, diagnose, torch_cuda_label
@@ -31,6 +32,16 @@ def recent_utilization(sampler: Sampler, minutes: float = RECENT_MINUTES) -> dic
         if values:
             means[index] = sum(values) / len(values)
     return means
+
+
+def recent_cpu(
+    kernel_history: KernelHistory, kernel_id: str, minutes: float = RECENT_MINUTES
+) -> float | None:
+    """The kernel's mean CPU over the last minutes, in percent of one core; None when no read
+    measured it."""
+    now = time.time()
+    values = kernel_history.cpu_between(kernel_id, now - minutes * 60, now)
+    return sum(values) / len(values) if values else None
 
 
 def kernelspec_launch(manager: Any) -> tuple[str | None, str | None]:
@@ -58,6 +69,7 @@ async def inspect_kernel(
     kernel_manager: Any,
     sampler: Sampler,
     kernel_join: KernelJoin,
+    kernel_history: KernelHistory | None = None,
     probe: dict | None = None,
     expected_prefix: str | None = None,
 ) -> dict:
@@ -86,6 +98,9 @@ async def inspect_kernel(
         },
         recent_utilization=recent_utilization(sampler),
         utilization_minutes=RECENT_MINUTES,
+        recent_cpu_percent=(
+            recent_cpu(kernel_history, kernel_id) if kernel_history is not None else None
+        ),
     )
     return {
         "kernel_id": kernel_id,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import os
 import pwd
 from collections.abc import Iterable
@@ -272,6 +273,19 @@ def measure_own_processes(own: list[tuple[GpuProcess, int]], reader: KernelUsage
             process.host_memory_mib = use.memory_rss_mib
 
 
+def join_and_measure(
+    snapshot: Snapshot,
+    kernels: list[RunningKernel],
+    kernel_pids: dict[str, int],
+    reader: KernelUsageReader,
+) -> dict[str, KernelUse]:
+    """Join the snapshot's processes to the kernels, give the user's own their use of the
+    machine, and return each kernel's (``kernel_pids``: kernel id -> its local pid). Blocking
+    (reads /proc): call it off the event loop."""
+    measure_own_processes(join(snapshot, kernels), reader)
+    return reader.read(kernel_pids)
+
+
 def withhold_commands(snapshot: Snapshot) -> dict[int, str]:
     """Take every process's command line out of the snapshot: id(process) -> command line."""
     withheld = {}
@@ -368,11 +382,12 @@ class KernelJoin:
         kernel_manager: Any,
         session_manager: Any,
         show_other_users_commands: bool,
+        max_rate_seconds: float = math.inf,
     ):
         self._kernel_manager = kernel_manager
         self._session_manager = session_manager
         self._show_other_users_commands = show_other_users_commands
-        self._machine = KernelUsageReader()
+        self._machine = KernelUsageReader(max_rate_seconds=max_rate_seconds)
         self.usage: list[KernelGpuUsage] = []
         self.machine_use: dict[str, KernelUse] = {}
         # Kernel id -> its notebook or console, at the latest read.
@@ -395,7 +410,10 @@ class KernelJoin:
             kernels = []
         local = {kernel.kernel_id: kernel.pid for kernel in kernels if kernel.pid is not None}
         self._paths = {kernel.kernel_id: kernel.session_path for kernel in kernels}
-        self.machine_use = await asyncio.to_thread(self._join_and_measure, snapshot, kernels, local)
+        # One trip to a worker thread for all of it: each part reads /proc.
+        self.machine_use = await asyncio.to_thread(
+            join_and_measure, snapshot, kernels, local, self._machine
+        )
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
 
@@ -405,10 +423,3 @@ class KernelJoin:
             KernelMachine(kernel_id, self._paths.get(kernel_id), use)
             for kernel_id, use in self.machine_use.items()
         ]
-
-    def _join_and_measure(
-        self, snapshot: Snapshot, kernels: list[RunningKernel], local: dict[str, int]
-    ) -> dict[str, KernelUse]:
-        # One trip to a worker thread for all three: each reads /proc.
-        measure_own_processes(join(snapshot, kernels), self._machine)
-        return self._machine.read(local)

@@ -207,6 +207,7 @@ class DiagnoseHandler(GpuMonitorHandler):
             kernel_manager=self.kernel_manager,
             sampler=self.sampler,
             kernel_join=self.settings["gpu_monitor_kernel_join"],
+            kernel_history=self.settings["gpu_monitor_kernel_history"],
             probe=body.get("probe"),
             expected_prefix=body.get("expected_prefix"),
         )

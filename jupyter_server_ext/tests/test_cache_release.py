@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import signal
+from types import SimpleNamespace
 
 import pytest
 import tornado
@@ -289,3 +290,14 @@ async def test_a_user_who_may_not_run_code_in_kernels_may_not_release(jp_fetch, 
     with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
         await release(jp_fetch, kernel)
     assert raised.value.code == 403
+
+
+@pytest.mark.parametrize("state", ["starting", "restarting", "dead"])
+async def test_a_kernel_that_is_not_idle_is_not_asked(state):
+    # A kernel manager's view of a kernel in that state: asked, it would answer late or never.
+    kernel = SimpleNamespace(execution_state=state, client=None)
+    manager = SimpleNamespace(get_kernel=lambda kernel_id: kernel)
+    with pytest.raises(ReleaseRefused) as refused:
+        await release_cached_memory(manager, "k")
+    assert refused.value.kind == "busy"
+    assert refused.value.message == f"the kernel is {state}: try again when it is idle"

@@ -110,6 +110,52 @@ def test_diagnosis(facts: Facts, expected):
     assert ids(diagnose(facts)) == expected
 
 
+def held_at_12_percent(cpu_percent: float | None) -> Facts:
+    return Facts(
+        capture(A5000),
+        probe(),
+        held_memory_mib={0: 14336},
+        recent_utilization={0: 12.0},
+        recent_cpu_percent=cpu_percent,
+    )
+
+
+def test_an_idle_gpu_finding_says_why_from_the_kernels_cpu():
+    (busy,) = diagnose(held_at_12_percent(97.0))
+    assert busy.evidence.endswith(
+        "while the kernel's CPU was busy (97 % of a core): preparing data holds the GPU back"
+    )
+    assert busy.fix.startswith("Prepare the data in worker processes: DataLoader(")
+    (idle,) = diagnose(held_at_12_percent(0.4))
+    assert idle.evidence.endswith(
+        "while the kernel's CPU idled too (0 %): the memory is held, not used"
+    )
+    assert idle.fix.startswith("Free it if the work is done: del model; torch.cuda.empty_cache()")
+    # Between the two, or not measured: the data-loading advice, and freeing.
+    for cpu in (30.0, None):
+        (unsure,) = diagnose(held_at_12_percent(cpu))
+        assert unsure.evidence.endswith("the GPU is waiting for data")
+
+
+def test_a_gpu_the_kernel_uses_that_slows_down_is_a_finding_with_its_reason():
+    facts = held_at_12_percent(None)
+    facts.recent_utilization = {0: 95.0}
+    gpu0, gpu1 = facts.snapshot.gpus
+    gpu0.temperature_c = 91
+    gpu0.clock_throttle_reasons = ["sw_power_cap", "hw_thermal_slowdown"]
+    gpu1.clock_throttle_reasons = ["hw_power_brake_slowdown"]  # no memory of this kernel there
+    (finding,) = diagnose(facts)
+    assert (finding.id, finding.severity) == ("gpu-slows-down", "warning")
+    assert finding.title == "GPU 0 slows its clocks down"
+    assert finding.evidence == "the driver reports hw_thermal_slowdown at 91 °C"
+    assert finding.fix == (
+        "Check its fans and the airflow around it: nvidia-smi -q -d PERFORMANCE,TEMPERATURE -i 0"
+    )
+    # At its power limit under load: normal, no finding.
+    gpu0.clock_throttle_reasons = ["sw_power_cap"]
+    assert diagnose(facts) == []
+
+
 def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_into_the_kernels_env_pinned():
     # The kernel's own interpreter, torch and torchvision at their installed versions: a bare
     # `pip` may be another environment's, and torch alone would leave torchvision's CPU build.

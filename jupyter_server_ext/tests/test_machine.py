@@ -13,7 +13,7 @@ import pytest
 from jupyterlab_gpu_monitor.machine.cgroup import Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
-from jupyterlab_gpu_monitor.machine.model import MIB
+from jupyterlab_gpu_monitor.machine.model import MIB, rate_window
 
 from . import cgroup_layouts as layouts
 
@@ -184,6 +184,25 @@ def test_a_gpu_process_of_ours_gets_its_own_cpu_memory_and_command(kernel_tree, 
     assert uses[idle].command == "sleep 60"
     assert uses[pid].memory_rss_mib > 200  # its own bytes, not its children's
     assert uses[idle].memory_rss_mib < 20
+
+
+def test_rates_over_a_pause_of_the_sampler_are_none_not_its_average(kernel_tree):
+    # Reads 1 s apart where reads come every 0.1 s: the Sampler paused (nobody watched).
+    pid, (busy, _) = kernel_tree
+    assert rate_window(0.1) == 5.0 and rate_window(4) == 12
+    machine = MachineReader("/", max_rate_seconds=0.5)
+    kernels = KernelUsageReader(max_rate_seconds=0.5)
+    for _ in range(2):
+        reading = machine.read()
+        use = kernels.read({"train": pid})["train"]
+        process = kernels.read_processes({busy})[busy]
+        time.sleep(1.0)
+    assert reading.cpu_percent is None and reading.network_received_bytes_per_second is None
+    assert use.cpu_percent is None and process.cpu_percent is None
+    assert use.memory_rss_mib > 200  # what is not a rate is read as ever
+    # Within the window, the same readers measure.
+    machine.read()
+    assert machine.read().cpu_percent is not None
 
 
 def test_a_kernel_that_is_gone_uses_nothing():

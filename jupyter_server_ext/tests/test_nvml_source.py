@@ -213,7 +213,7 @@ def a100_device(**overrides) -> dict:
             pynvml.NVML_PCIE_UTIL_RX_BYTES: 439,
         },
         "ComputeRunningProcesses": [SimpleNamespace(pid=4242, usedGpuMemory=29000 * MIB)],
-        # The driver's samples of each process's share of the SMs, µs after boot.
+        # The driver's samples of each process's share of the SMs, in µs since the epoch.
         "ProcessUtilization": [
             SimpleNamespace(pid=4242, timeStamp=5_000_000, smUtil=80, memUtil=30),
             SimpleNamespace(pid=4242, timeStamp=5_166_000, smUtil=90, memUtil=35),
@@ -336,6 +336,15 @@ async def test_link_throughput_is_the_counters_difference_between_two_reads():
     assert gpu.nvlink_received_bytes_per_second == 2 * 1024**3
     assert "pcie_samples" not in counting  # the 20 ms sampling call never ran
     assert not gpu.unavailable
+
+
+async def test_link_throughput_over_a_pause_of_the_sampler_is_none():
+    # Counters 20 s apart, where reads come every second: nobody watched meanwhile.
+    paused = a100_device(FieldValues={139: [(1_000_000, 0), (21_000_000, 2**30)]})
+    source = NvmlSource(nvml=StandInNvml([paused]), max_rate_seconds=3.0)
+    await source.sample()
+    (gpu,) = (await source.sample()).gpus
+    assert gpu.nvlink_received_bytes_per_second is None
 
 
 async def test_pcie_is_sampled_rarely_where_the_driver_has_no_counters():

@@ -224,7 +224,23 @@ describe('GpuDashboard', () => {
     const { getAllByRole, getByText } = renderDashboard(model);
 
     expect(getByText('Not reported by these GPUs: utilization.')).toBeTruthy();
-    expect(getAllByRole('figure')).toHaveLength(4);
+    // Memory, temperature and power; no PCIe chart before the history holds
+    // a reading of it for this A100.
+    expect(getAllByRole('figure')).toHaveLength(3);
+  });
+
+  it('keeps the PCIe chart while a read has no rate (a first read, a counter reset)', () => {
+    const snapshot = a5000Snapshot();
+    for (const gpu of snapshot.gpus) {
+      gpu.pcie_received_bytes_per_second = null;
+    }
+    const { model } = modelWith(snapshot);
+
+    const { getAllByRole } = renderDashboard(model);
+
+    expect(
+      getAllByRole('figure').map(figure => figure.firstChild!.textContent)
+    ).toContain('PCIe received');
   });
 
   it('hides a GPU in every chart from any legend, shows one alone with Shift, and all again', () => {

@@ -155,8 +155,12 @@ describe('GpuAlerts', () => {
     // Once per episode; a reading without the slowdown ends it.
     expect(alerts.update(a5000At(125, { 0: hot }))).toEqual([]);
     alerts.update(a5000At(130));
-    alerts.update(a5000At(131, { 0: brake }));
-    const [again] = alerts.update(a5000At(141, { 0: brake }));
+    // A slowdown seen again after minutes without readings (a tab asleep)
+    // starts anew: it has not lasted those minutes.
+    alerts.update(a5000At(150));
+    expect(alerts.update(a5000At(151, { 0: brake }))).toEqual([]);
+    expect(alerts.update(a5000At(400, { 0: brake }))).toEqual([]);
+    const [again] = alerts.update(a5000At(410, { 0: brake }));
     expect(alertMessage([again], EVERY_GPU, trans)).toBe(
       'GPU 0 (NVIDIA RTX A5000) slows down: power brake slowdown. Its clocks are held down until it is fixed.'
     );

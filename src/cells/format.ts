@@ -9,7 +9,11 @@ import {
 } from '../gpu/units';
 import { ICellRun } from '../tokens';
 import { ISpanFigures, ISpanGpuFigures } from '../restapi/kernels';
-import { HELD_MEMORY_MIB } from '../restapi/rules';
+import {
+  HELD_MEMORY_MIB,
+  KERNEL_CPU_BUSY_PERCENT,
+  KERNEL_CPU_IDLE_PERCENT
+} from '../restapi/rules';
 
 /**
  * The fewest server reads of a run before its low utilisation says
@@ -17,19 +21,6 @@ import { HELD_MEMORY_MIB } from '../restapi/rules';
  * bottleneck.
  */
 export const LOW_UTILIZATION_MIN_SAMPLES = 5;
-
-/**
- * The kernel's mean CPU over a run, in percent of one core, from which the
- * CPU was busy: preparing data (a DataLoader without workers keeps one core
- * at about 100 %).
- */
-export const KERNEL_CPU_BUSY_PERCENT = 50;
-
-/**
- * The kernel's mean CPU over a run, in percent of one core, under which it
- * idled: waiting on something else than its own computation.
- */
-export const KERNEL_CPU_IDLE_PERCENT = 10;
 
 /**
  * The least memory a run must add on a GPU for the memory to be its own, in

@@ -7,7 +7,7 @@ import {
   LINK_CHART_KINDS,
   PanelChartKind
 } from '../gpu/chartKinds';
-import { currentColumns, reportedCharts } from '../gpu/charts';
+import { currentColumns, recordedCharts, reportedCharts } from '../gpu/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
 import { toggleGpu } from '../gpu/legend';
@@ -215,10 +215,10 @@ namespace Private {
       () => (notebook ? runBands(notebook.runs) : []),
       [notebook, revision]
     );
-    const charts = reportedCharts(
-      [...CHART_KINDS, ...LINK_CHART_KINDS],
-      snapshot
-    );
+    const charts = [
+      ...reportedCharts(CHART_KINDS, snapshot),
+      ...recordedCharts(LINK_CHART_KINDS, history, snapshot)
+    ];
     // A board without a link's counters is common and not worth a word.
     const unreported = CHART_KINDS.filter(kind => !charts.includes(kind));
     return (

@@ -110,11 +110,7 @@ namespace Private {
               gpus,
               slowdownCause(first, trans)
             )
-          : trans.__(
-              '%1 slow down: their clocks are held down (%2).',
-              gpus,
-              slowdownCause(first, trans)
-            );
+          : trans.__('%1 slow down: their clocks are held down.', gpus);
       case 'lowUtilization':
         return count === 1 && first.memoryUsedMiB !== null
           ? trans.__(

@@ -480,8 +480,17 @@ namespace Private {
       Object.assign(episode, IDLE);
       return null;
     }
-    episode.since ??= timestamp;
-    if (!episode.firing && timestamp - episode.since >= SLOWDOWN_SECONDS) {
+    // Two slowdowns with readings missed between them (a tab asleep) are
+    // not one that lasted.
+    if (
+      !episode.firing &&
+      (episode.seen === null ||
+        timestamp - episode.seen > MAX_OBSERVATION_GAP_SECONDS)
+    ) {
+      episode.since = timestamp;
+    }
+    episode.seen = timestamp;
+    if (!episode.firing && timestamp - episode.since! >= SLOWDOWN_SECONDS) {
       episode.firing = true;
       return gpu.temperature_c ?? NaN;
     }

@@ -136,21 +136,6 @@ export function releaseFailureNotice(
 }
 
 /**
- * File-local helpers.
- */
-namespace Private {
-  /**
-   * A notice, its text cut to what a notification shows.
-   */
-  export function notice(
-    kind: CacheReleaseNoticeKind,
-    message: string
-  ): ICacheReleaseNotice {
-    return { kind, message: notificationText(message) };
-  }
-}
-
-/**
  * Release the cached GPU memory of a kernel of this server (`label` names
  * it); the notice that says what happened, whatever the server answered.
  */
@@ -164,4 +149,19 @@ export async function releaseWithNotice(
     answer => releaseNotice(answer, label, trans),
     error => releaseFailureNotice(error, label, trans)
   );
+}
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * A notice, its text cut to what a notification shows.
+   */
+  export function notice(
+    kind: CacheReleaseNoticeKind,
+    message: string
+  ): ICacheReleaseNotice {
+    return { kind, message: notificationText(message) };
+  }
 }

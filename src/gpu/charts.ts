@@ -431,6 +431,23 @@ export function reportedCharts(
 }
 
 /**
+ * The charts of measurements that the history holds a reading of for one
+ * of the snapshot's GPUs: a rate measured between two reads (PCIe, NVLink)
+ * is null at a first read and after a counter reset, and its chart must not
+ * come and go with it.
+ */
+export function recordedCharts(
+  kinds: readonly ChartKind[],
+  history: IGpuTimeSeries,
+  snapshot: IGpuSnapshot
+): ChartKind[] {
+  const columns = currentColumns(history, snapshot);
+  return kinds.filter(kind =>
+    columns.some(gpu => gpu.values[CHART_FIELDS[kind]].some(v => v !== null))
+  );
+}
+
+/**
  * The columns of the GPUs a snapshot reports, in the history's order: a GPU
  * that is gone (replaced, or another capture) keeps its readings in the
  * history, for the CSV export, but is not drawn.

@@ -158,18 +158,23 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
         return;
       }
       // The words of the alerts load with the first of them.
-      void import('../gpu/alertMessages').then(({ alertMessages }) => {
-        for (const { kind, message } of alertMessages(
-          started,
-          alerts.thresholds,
-          trans
-        )) {
-          Notification.warning(message, {
-            autoClose: false,
-            actions: actionsOf(kind)
-          });
+      import('../gpu/alertMessages').then(
+        ({ alertMessages }) => {
+          for (const { kind, message } of alertMessages(
+            started,
+            alerts.thresholds,
+            trans
+          )) {
+            Notification.warning(message, {
+              autoClose: false,
+              actions: actionsOf(kind)
+            });
+          }
+        },
+        reason => {
+          console.error('Failed to load the words of the GPU alerts.', reason);
         }
-      });
+      );
     });
 
     void followSettings(registry, alertsPlugin.id, loaded => {

@@ -169,6 +169,7 @@ export type FindingId =
   | 'driver-failure'
   | 'gpus-unreadable'
   | 'gpu-idle-while-holding-memory'
+  | 'gpu-slows-down'
   | 'python-older-than-3.11';
 
 /**

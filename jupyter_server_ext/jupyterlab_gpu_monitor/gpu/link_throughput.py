@@ -9,12 +9,13 @@ samples the bus: it is asked at most every ``PCIE_SAMPLE_SECONDS`` and its figur
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
-from .model import Gpu
+from .model import KIB, Gpu
 
 # NvmlSource._field: one guarded NVML call, None when the device does not support it.
 FieldReader = Callable[..., Any]
@@ -30,16 +31,16 @@ _ALL_LINKS = 0xFFFFFFFF
 COUNTERS = (
     ("pcie_sent_bytes_per_second", _PCIE_TX_BYTES, 0, 1),
     ("pcie_received_bytes_per_second", _PCIE_RX_BYTES, 0, 1),
-    ("nvlink_sent_bytes_per_second", _NVLINK_TX_KIB, _ALL_LINKS, 1024),
-    ("nvlink_received_bytes_per_second", _NVLINK_RX_KIB, _ALL_LINKS, 1024),
+    ("nvlink_sent_bytes_per_second", _NVLINK_TX_KIB, _ALL_LINKS, KIB),
+    ("nvlink_received_bytes_per_second", _NVLINK_RX_KIB, _ALL_LINKS, KIB),
 )
 # How often the 20 ms PCIe sample is taken where the counters are not there.
 PCIE_SAMPLE_SECONDS = 10.0
 _SUCCESS = 0
-# The sampled PCIe throughput's nvmlPcieUtilCounter_t by Gpu field, and its unit: KB/s
-# (nvidia-smi prints it so; KiB, as NVLink's).
+# The sampled PCIe throughput's nvmlPcieUtilCounter_t by Gpu field; its unit is KB/s (as
+# nvidia-smi prints it; KiB, as NVLink's).
 _PCIE_UTIL = {"pcie_sent_bytes_per_second": 0, "pcie_received_bytes_per_second": 1}
-_PCIE_UTIL_UNIT = 1024
+_GPU_IS_LOST = 15
 
 
 @dataclass
@@ -58,8 +59,10 @@ class _PcieSample:
 class LinkThroughput:
     """Turns each GPU's counters into rates across reads; one per NVML source."""
 
-    def __init__(self, nvml: ModuleType):
+    def __init__(self, nvml: ModuleType, max_rate_seconds: float = math.inf):
         self._nvml = nvml
+        # Counters further apart than this give no rate (see machine.model.rate_window).
+        self._max_rate_seconds = max_rate_seconds
         self._counts: dict[tuple[str, str], _Count] = {}
         self._pcie_samples: dict[str, _PcieSample] = {}
 
@@ -83,7 +86,9 @@ class LinkThroughput:
         fields = [(field_id, scope) for _, field_id, scope, _ in COUNTERS]
         try:
             values = nvml.nvmlDeviceGetFieldValues(handle, fields)
-        except nvml.NVMLError:
+        except nvml.NVMLError as error:
+            if error.value == _GPU_IS_LOST:
+                raise
             return [None] * len(COUNTERS)  # a driver or binding without field values
         return [
             _Count(int(value.value.ullVal), int(value.timestamp))
@@ -103,6 +108,8 @@ class LinkThroughput:
         if count.value < previous.value:
             return None  # the counter was reset (a driver reload)
         seconds = (count.timestamp_us - previous.timestamp_us) / 1e6
+        if seconds > self._max_rate_seconds:
+            return None
         return (count.value - previous.value) * unit / seconds
 
     def _pcie_sample(self, key: str, gpu: Gpu, handle: Any, field: FieldReader) -> _PcieSample:
@@ -114,7 +121,7 @@ class LinkThroughput:
             field(gpu, attribute, self._nvml.nvmlDeviceGetPcieThroughput, handle, counter)
             for attribute, counter in _PCIE_UTIL.items()
         ]
-        sent, received = (None if kb is None else kb * _PCIE_UTIL_UNIT for kb in sampled)
+        sent, received = (None if kb is None else kb * KIB for kb in sampled)
         sample = _PcieSample(now, sent, received)
         self._pcie_samples[key] = sample
         return sample

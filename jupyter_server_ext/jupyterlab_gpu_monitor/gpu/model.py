@@ -12,8 +12,10 @@ from typing import Any
 from ..machine.model import MachineReading
 from ..translation import N_, gettext
 
-# Bytes in a MiB: NVML and the exporters count bytes.
-MIB = 1024 * 1024
+# Bytes in a KiB and a MiB: NVML and the exporters count bytes; nvidia-smi's "KB/s" and
+# NVLink's counters are KiB.
+KIB = 1024
+MIB = KIB * KIB
 # Why a MIG-enabled GPU's utilisation is null, in every source.
 MIG_UNAVAILABLE = N_("not available under MIG")
 # The most processes one read keeps per GPU. A GPU runs at most a few dozen contexts (48 MPS

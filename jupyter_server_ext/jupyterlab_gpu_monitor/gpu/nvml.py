@@ -7,6 +7,7 @@ fell off the bus is that GPU's error, and only a failure to start NVML fails the
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -56,8 +57,14 @@ class NvmlSource:
 
     name = "nvml"
 
-    def __init__(self, timeout_seconds: float = 5.0, nvml: ModuleType | None = None):
+    def __init__(
+        self,
+        timeout_seconds: float = 5.0,
+        nvml: ModuleType | None = None,
+        max_rate_seconds: float = math.inf,
+    ):
         self._timeout_seconds = timeout_seconds
+        self._max_rate_seconds = max_rate_seconds
         self._nvml = nvml
         self._started = False
         self._pending: asyncio.Future | None = None
@@ -87,7 +94,7 @@ class NvmlSource:
             self._nvml.nvmlInit()
         except self._nvml.NVMLError as error:
             raise read_error(error) from None
-        self._links = LinkThroughput(self._nvml)
+        self._links = LinkThroughput(self._nvml, self._max_rate_seconds)
         self._started = True
 
     def close(self) -> None:

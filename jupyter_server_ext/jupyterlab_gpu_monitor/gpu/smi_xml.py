@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from ..translation import gettext
 from .clock_events import CLOCK_EVENT_BITS
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
-from .model import Gpu, GpuProcess, MigDevice, Snapshot
+from .model import KIB, Gpu, GpuProcess, MigDevice, Snapshot
 from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
 
 _NUMBER_PATHS = {
@@ -102,7 +102,7 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
         setattr(gpu, attribute, _number(element, *paths))
     for attribute, path in _PCIE_PATHS.items():
         kib = _number(element, path)
-        setattr(gpu, attribute, None if kib is None else kib * 1024)
+        setattr(gpu, attribute, None if kib is None else kib * KIB)
     if gpu.temperature_slowdown_c is None:
         gpu.temperature_slowdown_c = _slowdown_from_tlimit(element)
     gpu.performance_state = text_value(element.findtext("performance_state"))

@@ -3,6 +3,7 @@ prometheus."""
 
 from __future__ import annotations
 
+import math
 from typing import Protocol, runtime_checkable
 
 from .errors import GpuReadError, more_telling
@@ -88,8 +89,10 @@ def make_source(
     prometheus_url: str = "",
     prometheus_selector: str = "",
     prometheus_bearer_token_file: str = "",
+    max_rate_seconds: float = math.inf,
 ) -> GpuSource:
-    """The source a ``GpuMonitor.source`` setting names."""
+    """The source a ``GpuMonitor.source`` setting names; NVML's link rates over a longer time
+    than ``max_rate_seconds`` are none."""
     if setting == "prometheus":
         # Imported for this setting only: the other sources never need its HTTP client.
         from .prometheus import PrometheusSource
@@ -100,7 +103,7 @@ def make_source(
     nvidia_smi = NvidiaSmiSource(nvidia_smi_path, timeout_seconds)
     if setting == "nvidia-smi":
         return nvidia_smi
-    nvml = NvmlSource(timeout_seconds)
+    nvml = NvmlSource(timeout_seconds, max_rate_seconds=max_rate_seconds)
     if setting == "nvml":
         return nvml
     return AutoSource(nvml, nvidia_smi)

@@ -9,6 +9,7 @@ node's disks, and the network interfaces of its network namespace (a container's
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import time
@@ -33,10 +34,17 @@ class MachineReader:
     """Reads the machine; remembers the counters of the read before, for rates. Blocking (reads
     /proc and /sys): call it off the event loop."""
 
-    def __init__(self, root_dir: str, system_root: Path = Path("/")):
+    def __init__(
+        self,
+        root_dir: str,
+        system_root: Path = Path("/"),
+        max_rate_seconds: float = math.inf,
+    ):
         self._root_dir = root_dir
         self._cgroup = Cgroup.locate(system_root)
         self._previous: _Counters | None = None
+        # Rates over a longer time than this are none (see model.rate_window).
+        self._max_rate_seconds = max_rate_seconds
 
     def read(self) -> MachineReading:
         """The machine now."""
@@ -50,6 +58,8 @@ class MachineReader:
             network=_counter_pair(psutil.net_io_counters, "bytes_recv", "bytes_sent"),
         )
         previous, self._previous = self._previous, counters
+        if previous is not None and now - previous.at > self._max_rate_seconds:
+            previous = None
         elapsed = now - previous.at if previous is not None else None
         # Each core's use since the call before; the first call has nothing to measure.
         per_core = psutil.cpu_percent(percpu=True)

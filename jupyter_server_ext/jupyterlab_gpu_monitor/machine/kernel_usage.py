@@ -15,6 +15,7 @@ is a child of one of those.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -65,8 +66,10 @@ class KernelUsageReader:
     """Reads every kernel's tree once per read; remembers each process's CPU ticks for the
     next read. Blocking (reads /proc): call it off the event loop."""
 
-    def __init__(self, proc: Path = Path("/proc")):
+    def __init__(self, proc: Path = Path("/proc"), max_rate_seconds: float = math.inf):
         self._proc = proc
+        # CPU over a longer time than this is none (see model.rate_window).
+        self._max_rate_seconds = max_rate_seconds
         self._linux = (proc / "self" / "stat").exists()
         self._ticks_per_second = os.sysconf("SC_CLK_TCK") if self._linux else 100
         self._page_size = os.sysconf("SC_PAGE_SIZE") if self._linux else 4096
@@ -80,7 +83,7 @@ class KernelUsageReader:
     def read(self, kernel_pids: dict[str, int]) -> dict[str, KernelUse]:
         """Kernel id -> its use now, for the kernels given with their process ids."""
         now = time.monotonic()
-        elapsed = None if self._previous_at is None else now - self._previous_at
+        elapsed = self._elapsed(self._previous_at, now)
         samples: dict[int, _Sample] = {}
         uses = {}
         for kernel_id, pid in kernel_pids.items():
@@ -109,7 +112,7 @@ class KernelUsageReader:
         """Local pid -> its use now, for the pids that still exist."""
         now = time.monotonic()
         previous_at, self._previous_processes_at = self._previous_processes_at, now
-        elapsed = None if previous_at is None else now - previous_at
+        elapsed = self._elapsed(previous_at, now)
         samples = {}
         uses = {}
         for pid in pids:
@@ -125,6 +128,11 @@ class KernelUsageReader:
             uses[pid] = ProcessUse(cpu, resident / MIB, self._command(pid))
         self._previous_processes = samples
         return uses
+
+    def _elapsed(self, previous_at: float | None, now: float) -> float | None:
+        if previous_at is None or now - previous_at > self._max_rate_seconds:
+            return None
+        return now - previous_at
 
     def _command(self, pid: int) -> str | None:
         try:

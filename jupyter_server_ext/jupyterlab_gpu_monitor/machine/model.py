@@ -8,6 +8,13 @@ from dataclasses import dataclass, field
 MIB = 1024 * 1024
 
 
+def rate_window(interval_seconds: float) -> float:
+    """The longest time between two reads over which a rate (CPU %, bytes per second) is still
+    the current one: a few intervals, for a slow read, but not the pause of a Sampler that
+    nobody watched, whose average would be shown, kept and exported as the present."""
+    return max(3 * interval_seconds, 5.0)
+
+
 @dataclass
 class MachineReading:
     """The machine at one read, in the units of the REST contract; None where unknown."""
