@@ -282,8 +282,9 @@ def join_and_measure(
     """Join the snapshot's processes to the kernels, give the user's own their use of the
     machine, and return each kernel's (``kernel_pids``: kernel id -> its local pid). Blocking
     (reads /proc): call it off the event loop."""
+    uses = reader.read(kernel_pids)  # first: the processes it reads are not read again
     measure_own_processes(join(snapshot, kernels), reader)
-    return reader.read(kernel_pids)
+    return uses
 
 
 def withhold_commands(snapshot: Snapshot) -> dict[int, str]:

@@ -73,18 +73,14 @@ test.describe('Reproducibility cell', () => {
         await expect.poll(() => page.notebook.getCellCount()).toBe(2);
 
         const first = await runAll(page);
-        await page.evaluate(async () => {
+        // A new kernel, not a restart: JupyterLab 4.6's restart now and then
+        // leaves the kernel's socket closed (its restart request reports
+        // "Invalid response: 201 Created" in the console), and the test is
+        // about the draws of a fresh process.
+        await page.evaluate(async name => {
           const panel = (window as any).jupyterapp.shell.currentWidget;
-          await panel.sessionContext.restartKernel();
-          // Now and then JupyterLab 4.6 leaves the kernel's socket closed
-          // after a restart (its restart request reports "Invalid response:
-          // 201 Created" in the console, on every run): reconnect it, as the
-          // page does after a network loss. The test is about the draws.
-          const kernel = panel.sessionContext.session.kernel;
-          if (kernel.connectionStatus === 'disconnected') {
-            await kernel.reconnect();
-          }
-        });
+          await panel.sessionContext.changeKernel({ name });
+        }, TORCH_CPU_KERNEL);
         // Between the seed and the draws, a frontend asks the kernel for its
         // info, as a reconnect or a console opened on the kernel does.
         await page.notebook.runCell(0);

@@ -79,6 +79,11 @@ class KernelUsageReader:
         # on reads with GPU processes only.
         self._previous_processes: dict[int, _Sample] = {}
         self._previous_processes_at: float | None = None
+        # What the last read() found of each process of the kernels' trees: a GPU process is
+        # most often one of them, and read_processes then needs no /proc read of its own.
+        self._trees_read: dict[int, tuple[_Sample, int]] = {}
+        # (pid, start) -> its command line: read once in a process's life, not at every read.
+        self._commands: dict[tuple[int, int], str | None] = {}
 
     def read(self, kernel_pids: dict[str, int]) -> dict[str, KernelUse]:
         """Kernel id -> its use now, for the kernels given with their process ids."""
@@ -86,8 +91,10 @@ class KernelUsageReader:
         elapsed = self._elapsed(self._previous_at, now)
         samples: dict[int, _Sample] = {}
         uses = {}
+        self._trees_read = {}
         for kernel_id, pid in kernel_pids.items():
             tree = self._tree(pid)
+            self._trees_read.update(tree)
             spent = 0
             rss = 0
             for member, (sample, resident) in tree.items():
@@ -109,14 +116,16 @@ class KernelUsageReader:
         return uses
 
     def read_processes(self, pids: set[int]) -> dict[int, ProcessUse]:
-        """Local pid -> its use now, for the pids that still exist."""
+        """Local pid -> its use now, for the pids that still exist. Call it after ``read``
+        of the same moment: a process of a kernel's tree is not read again."""
         now = time.monotonic()
         previous_at, self._previous_processes_at = self._previous_processes_at, now
         elapsed = self._elapsed(previous_at, now)
         samples = {}
+        commands = {}
         uses = {}
         for pid in pids:
-            read = self._stat(pid) if self._linux else self._psutil_stat(pid)
+            read = self._trees_read.get(pid) or self._stat_of(pid)
             if read is None:
                 continue
             sample, resident = read
@@ -125,9 +134,15 @@ class KernelUsageReader:
             cpu = None
             if elapsed and before is not None and before.started == sample.started:
                 cpu = 100 * (sample.ticks - before.ticks) / self._ticks_per_second / elapsed
-            uses[pid] = ProcessUse(cpu, resident / MIB, self._command(pid))
+            key = (pid, sample.started)
+            commands[key] = self._commands[key] if key in self._commands else self._command(pid)
+            uses[pid] = ProcessUse(cpu, resident / MIB, commands[key])
         self._previous_processes = samples
+        self._commands = commands
         return uses
+
+    def _stat_of(self, pid: int) -> tuple[_Sample, int] | None:
+        return self._stat(pid) if self._linux else self._psutil_stat(pid)
 
     def _elapsed(self, previous_at: float | None, now: float) -> float | None:
         if previous_at is None or now - previous_at > self._max_rate_seconds:
