@@ -695,10 +695,14 @@ def started_kernels(server) -> list[psutil.Process]:
     deadline = time.monotonic() + 60
     while True:
         kernels = psutil.Process(server.process.pid).children(recursive=True)
-        listening = [
-            len([c for c in kernel.net_connections("tcp") if c.status == psutil.CONN_LISTEN])
-            for kernel in kernels
-        ]
+        try:
+            listening = [
+                len([c for c in kernel.net_connections("tcp") if c.status == psutil.CONN_LISTEN])
+                for kernel in kernels
+            ]
+        except psutil.NoSuchProcess:
+            # A short-lived process of the kernel's start-up, gone since it was listed.
+            listening = [0]
         if kernels and all(ports >= 5 for ports in listening):
             return kernels
         assert time.monotonic() < deadline, "the kernel did not start"
