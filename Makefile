@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots record-payloads
+.PHONY: lab try install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots record-payloads
 
 # Options for jupyter lab: make lab ARGS="--port 8899 --ServerApp.root_dir=~/work". As root (our
 # machines, containers), jupyter refuses to start without --allow-root.
@@ -14,6 +14,13 @@ ARGS ?=
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: install
 	jupyter lab $(ALLOW_ROOT) $(ARGS)
+
+# JupyterLab on a machine without a GPU, its GPUs those of a real 8× V100S server (driver 460.73,
+# under load) that the tests' fake nvidia-smi replays from testdata/.
+TRY_CAPTURE ?= testdata/nvidia-smi/xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml
+try: install
+	FAKE_SMI_XML=$(abspath $(TRY_CAPTURE)) jupyter lab $(ALLOW_ROOT) --GpuMonitor.source=nvidia-smi \
+	    --GpuMonitor.nvidia_smi_path=$(abspath jupyter_server_ext/tests/fake_nvidia_smi.py) $(ARGS)
 
 install: $(VENV)/.installed
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records the GPU and kernel payloads of the frontend's tests (src/__tests__/fixtures) from real
-captures of ../shared/fixtures/nvidia-smi: the CLI's ``snapshot --json --from`` of a capture, and
+captures of testdata/nvidia-smi: the CLI's ``snapshot --json --from`` of a capture, and
 a real server: a ``jupyter server`` with the extension reading the tests' fake nvidia-smi, which
 replays real captures, and two notebook sessions with real python3 kernels, ``train.ipynb`` and
 ``idle.ipynb``. The fake's ``FAKE_SMI_PIDS`` makes a capture's compute process the kernel of

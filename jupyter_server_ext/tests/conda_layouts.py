@@ -1,5 +1,5 @@
 """Environments built in a temp dir from the real conda records, histories and environments.txt
-files in ../shared/fixtures/conda (provenance in PROVENANCE.md there), for tests and bench.
+files in testdata/conda (provenance in PROVENANCE.md there), for tests and bench.
 
 Every record written here is the real 2025 ``libffi`` PrefixRecord with the fields that name a
 package (name, version, build, channel, file names, files) replaced by those of a package of a
@@ -31,7 +31,7 @@ _DIST = re.compile(
 
 
 def conda_capture(name: str) -> str:
-    """The text of one capture in ../shared/fixtures/conda."""
+    """The text of one capture in testdata/conda."""
     return (CONDA_FIXTURES / name).read_text()
 
 

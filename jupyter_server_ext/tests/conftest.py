@@ -112,7 +112,7 @@ def conda_warnings() -> list[str]:
 
 @pytest.fixture
 def fake_conda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeConda:
-    """A fake conda first on PATH, replaying the real captures of ../shared/fixtures/conda."""
+    """A fake conda first on PATH, replaying the real captures of testdata/conda."""
     executable = install_fake_conda(tmp_path / "conda-bin")
     monkeypatch.setenv("PATH", f"{executable.parent}{os.pathsep}{os.environ['PATH']}")
     fake = FakeConda(monkeypatch, tmp_path / "conda-calls.log", tmp_path / "conda.pid")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for conda that replays real captures (../shared/fixtures/conda).
+"""A stand-in for conda that replays real captures (testdata/conda).
 
 Put first on PATH as ``conda`` (see ``install_fake_conda``). It answers from environment
 variables read at each call:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for nvidia-smi that replays real captures (../shared/fixtures/nvidia-smi).
+"""A stand-in for nvidia-smi that replays real captures (testdata/nvidia-smi).
 
 Put first on PATH as ``nvidia-smi`` (see ``install_fake_nvidia_smi``), or name it in
 ``GpuMonitor.nvidia_smi_path``. What it answers is read at each call from environment

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 import sys
 from pathlib import Path
@@ -10,15 +9,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("GPU_MONITOR_FIXTURES", REPO.parent / "shared" / "fixtures"))
+FIXTURES = REPO / "testdata"
 SMI_FIXTURES = FIXTURES / "nvidia-smi"
 FAKE_SMI = Path(__file__).with_name("fake_nvidia_smi.py")
-
-if not SMI_FIXTURES.is_dir():
-    raise RuntimeError(
-        f"the captured nvidia-smi outputs are not at {SMI_FIXTURES}; "
-        "set GPU_MONITOR_FIXTURES to the shared fixtures folder"
-    )
 
 
 def captures(kind: str, pattern: str = "*") -> list[Path]:

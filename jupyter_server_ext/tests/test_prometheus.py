@@ -1,6 +1,6 @@
 """Both directions through a real Prometheus on loopback, which scrapes (1) our
 ``/gpu-monitor/metrics`` on a running jupyter server with the fake nvidia-smi, and (2) the real
-exporter scrapes of ``../shared/fixtures/prometheus``, which the Prometheus source then reads back
+exporter scrapes of ``testdata/prometheus``, which the Prometheus source then reads back
 through PromQL. One Prometheus serves the whole module: its first scrape takes about 5 s."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import { fakeServer, HUB_BASE_URL, jsonResponse, requestedUrl } from './server';
 
 /**
  * A snapshot of one A10G, its values taken from the nvidia-smi capture
- * `nvidia-smi/xml/a10g-driver-515.105-v11-1proc.xml` of the shared fixtures.
+ * `nvidia-smi/xml/a10g-driver-515.105-v11-1proc.xml` of testdata/.
  */
 const A10G_SNAPSHOT: IGpuSnapshot = {
   source: 'nvidia-smi',

@@ -1,6 +1,6 @@
 /**
  * REST payloads recorded from the server extension while it read real
- * nvidia-smi captures of `../shared/fixtures/nvidia-smi` through the test
+ * nvidia-smi captures of `testdata/nvidia-smi` through the test
  * suite's fake nvidia-smi, and the machine the recording ran on (its CPU,
  * memory, disk and network). `make record-payloads`
  * (scripts/record_payloads.py) records them anew after a change to what the

@@ -5,9 +5,11 @@ import * as path from 'path';
 /**
  * The real nvidia-smi captures the fake nvidia-smi replays.
  */
-export const SMI_FIXTURES = path.join(
-  process.env.GPU_MONITOR_FIXTURES ??
-    path.resolve(__dirname, '..', '..', '..', 'shared', 'fixtures'),
+export const SMI_FIXTURES = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  'testdata',
   'nvidia-smi'
 );
 
