@@ -33,11 +33,15 @@ $(VENV)/.installed: pyproject.toml package.json yarn.lock hatch_build.py $(CATAL
 	@echo "Installing the package and its test tools, and building the frontend inside pip"
 	@echo "(jlpm install, then jlpm build: a few minutes the first time, ~600 MB of node_modules)"
 	$(BIN)/pip install -e ".[test]"
-	$(BIN)/jupyter labextension develop --overwrite .
+	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@
 
 # Kernels in environments of their own, for the probe tests: one without torch, one with
-# PyTorch's CPU build (and numpy, for the reproducibility cell's Galata tests).
+# PyTorch's CPU build (and numpy, for the reproducibility cell's Galata tests). The CPU build
+# comes from PyTorch's CPU index (PyPI's Linux torch is the CUDA build, with 3 GB of CUDA
+# wheels); an extra index, so that a CPU wheel in pip's find-links (a mirror, a machine without
+# network) still serves where that index cannot be reached: `make kernel-envs TORCH_INDEX=URL`.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 KERNEL_ENVS := $(abspath .kernel-envs)
 kernel-envs: $(KERNEL_ENVS)/plain/.ready $(KERNEL_ENVS)/torch-cpu/.ready $(KERNEL_ENVS)/torch-cpu/.numpy
 
@@ -48,7 +52,8 @@ $(KERNEL_ENVS)/plain/.ready:
 
 $(KERNEL_ENVS)/torch-cpu/.ready:
 	python3 -m venv $(KERNEL_ENVS)/torch-cpu
-	$(KERNEL_ENVS)/torch-cpu/bin/pip install ipykernel torch==2.13.0
+	$(KERNEL_ENVS)/torch-cpu/bin/pip install ipykernel
+	$(KERNEL_ENVS)/torch-cpu/bin/pip install --extra-index-url $(TORCH_INDEX) torch==2.13.0
 	touch $@
 
 $(KERNEL_ENVS)/torch-cpu/.numpy: $(KERNEL_ENVS)/torch-cpu/.ready
@@ -89,12 +94,14 @@ define check_enabled
 	$(1)/jupyter labextension list 2>&1 | grep -E "jupyterlab-gpu-monitor .*enabled.*OK"
 endef
 
+# Both halves enabled; and a second `pip install .` after a change in src/ installs the change
+# (in a copy of the checkout), while a third without a change does not build again.
 check-install: install
 	$(call check_enabled,$(BIN))
+	python scripts/check_reinstall.py
 
 # Release files in dist/: the sdist, and the wheel built from it, as a release is built. Both
-# carry the production frontend (minified, no source maps), built afresh: a production build left
-# by an earlier `make dist` would be taken as it is (skip-if-exists), edits since then missed.
+# carry the production frontend (minified, no source maps), built afresh from a clean folder.
 dist: install
 	rm -rf dist jupyter_server_ext/jupyterlab_gpu_monitor/labextension
 	python -m build --outdir dist .
