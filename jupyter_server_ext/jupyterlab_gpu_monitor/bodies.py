@@ -1,18 +1,19 @@
 """Request bodies: their size first, then strict JSON, then the payload's JSON Schema (see
 contract.py), so that a handler only ever sees a body of the declared shape.
 
-Parsing and validating run in a worker thread: a megabyte of JSON, or two thousand spans
-through the schema, costs tens of milliseconds that no other request should wait for.
+Parsing and validating run on the REQUESTS threads (see blocking.py): a megabyte of JSON, or
+two thousand spans through the schema, costs tens of milliseconds that no other request should
+wait for, and a burst of such bodies waits in its own queue, not in the GPU reads'.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from collections.abc import Iterable
 from typing import Any
 
+from . import blocking
 from .contract import validator
 
 # A diagnose body is a few kB, 2000 spans about 100 kB: more is no client of ours.
@@ -35,10 +36,16 @@ class BadBody(Exception):
 async def read_body(raw: bytes, payload: str) -> Any:
     """The body as JSON of the shape the contract declares for ``payload`` (e.g.
     ``"SpansRequest"``). Raises BadBody: 413 for a body over ``MAX_BODY_BYTES``, 400 naming the
-    field otherwise."""
+    field otherwise; blocking.TimedOut when the server is too busy with others to read it."""
     if len(raw) > MAX_BODY_BYTES:
         raise BadBody(413, f"the body is {len(raw)} bytes; at most {MAX_BODY_BYTES} are taken")
-    return await asyncio.to_thread(_parse_and_check, raw, payload)
+    return await blocking.run(
+        blocking.REQUESTS,
+        _parse_and_check,
+        raw,
+        payload,
+        timeout_seconds=blocking.REQUEST_WORK_SECONDS,
+    )
 
 
 def _parse_and_check(raw: bytes, payload: str) -> Any:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
+import logging
 
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import TraitError
 
+from . import blocking
 from .cells import KernelHistory
 from .config import GpuMonitor, setting_problem
 from .gpu.model import Snapshot
@@ -15,8 +16,11 @@ from .gpu.source import make_source
 from .kernels import KernelJoin
 from .machine.host import MachineReader
 from .machine.model import rate_window
-from .routes import setup_off_handlers, setup_route_handlers
+from .routes import IN_FLIGHT_SETTING, setup_off_handlers, setup_route_handlers
 from .translation import use_server_locale
+
+# How long the server's stop waits for the requests it told to give up to send their 503.
+STOP_ANSWER_SECONDS = 1.0
 
 
 class GpuMonitorExtension(ExtensionApp):
@@ -64,10 +68,7 @@ class GpuMonitorExtension(ExtensionApp):
         kernel_history = KernelHistory(config.history_seconds, config.interval)
         machine = MachineReader(self.serverapp.root_dir, max_rate_seconds=rates_within)
 
-        async def annotate(snapshot: Snapshot) -> None:
-            await kernel_join(snapshot)
-            kernel_history.append(snapshot.timestamp, kernel_join.usage, kernel_join.machine_use)
-            snapshot.machine = await asyncio.to_thread(machine.read)
+        annotate = _Annotation(kernel_join, kernel_history, machine, self.log)
 
         self.sampler = Sampler(
             source,
@@ -82,7 +83,49 @@ class GpuMonitorExtension(ExtensionApp):
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
     async def stop_extension(self) -> None:
-        """End sampling, kill an nvidia-smi still running, and release NVML. Never raises:
-        jupyter_server shuts its kernels down after the extensions stop."""
+        """End sampling, kill an nvidia-smi still running, and release NVML; answer the
+        requests still waiting for work of ours that the server stops (503). Never raises, and
+        never waits for a thread stuck in a read: jupyter_server shuts its kernels down after
+        the extensions stop."""
         if self.sampler is not None:
             await self.sampler.stop()
+        blocking.stop_waiting()
+        in_flight = self.serverapp.web_app.settings.get(IN_FLIGHT_SETTING)
+        if in_flight is not None:
+            await in_flight.answered(STOP_ANSWER_SECONDS)
+
+
+class _Annotation:
+    """What the Sampler adds to each read: its processes joined to this server's kernels, each
+    kernel's figures kept for its cells, the machine's readings."""
+
+    def __init__(
+        self,
+        kernel_join: KernelJoin,
+        kernel_history: KernelHistory,
+        machine: MachineReader,
+        log: logging.Logger,
+    ):
+        self._kernel_join = kernel_join
+        self._kernel_history = kernel_history
+        self._machine = machine
+        self._log = log
+        self._stalled = False  # the last machine reading timed out (logged once while it lasts)
+
+    async def __call__(self, snapshot: Snapshot) -> None:
+        join = self._kernel_join
+        await join(snapshot)
+        self._kernel_history.append(snapshot.timestamp, join.usage, join.machine_use)
+        try:
+            snapshot.machine = await blocking.run(
+                blocking.MACHINE,
+                self._machine.read,
+                timeout_seconds=blocking.MACHINE_READ_SECONDS,
+                key=self._machine,
+            )
+        except blocking.TimedOut as late:
+            if not self._stalled:
+                self._log.warning("the machine's readings are left out of the GPU reads: %s", late)
+            self._stalled = True
+        else:
+            self._stalled = False

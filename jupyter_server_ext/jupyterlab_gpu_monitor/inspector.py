@@ -6,18 +6,22 @@ on them); the in-kernel probe's answer, when the frontend has one, completes the
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import time
-from typing import Any
+from collections.abc import Hashable
+from typing import Any, Callable, TypeVar
 
+from . import blocking
 from .cells import KernelHistory
+from .conda.discovery import FILES_SECONDS
 from .conda.kernelspecs import launch_of, launched_interpreter
 from .conda.records import packages
 from .diagnose import Facts, diagnose, torch_cuda_label
 from .gpu.sampler import Sampler
 from .kernel_env import kernel_process_facts
 from .kernels import KernelJoin
+
+T = TypeVar("T")
 
 RECENT_MINUTES = 5.0
 
@@ -63,6 +67,12 @@ def kernelspec_launch(manager: Any) -> tuple[str | None, str | None]:
     return launched_interpreter(argv[0]), launch.prefix if launch else None
 
 
+async def _read(read: Callable[[Any], T], argument: Any, key: Hashable | None) -> T:
+    return await blocking.run(
+        blocking.FILES, read, argument, timeout_seconds=FILES_SECONDS, key=key
+    )
+
+
 async def inspect_kernel(
     kernel_id: str,
     *,
@@ -73,13 +83,19 @@ async def inspect_kernel(
     probe: dict | None = None,
     expected_prefix: str | None = None,
 ) -> dict:
-    """The facts the server has about one of its kernels and the findings they lead to."""
+    """The facts the server has about one of its kernels and the findings they lead to.
+
+    The kernel's process, its packages and its kernelspec are read on the FILES threads (see
+    blocking.py), each within ``FILES_SECONDS``: blocking.TimedOut when one does not answer
+    (a network filesystem that hangs), which the route answers 504."""
     manager = kernel_manager.get_kernel(kernel_id)
     pid = getattr(getattr(manager, "provisioner", None), "pid", None)
-    process = await asyncio.to_thread(kernel_process_facts, pid) if pid is not None else None
+    process = (
+        await _read(kernel_process_facts, pid, key=("process", pid)) if pid is not None else None
+    )
     prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
-    installed = await asyncio.to_thread(packages, prefix) if prefix else None
-    interpreter, kernelspec_prefix = await asyncio.to_thread(kernelspec_launch, manager)
+    installed = await _read(packages, prefix, key=("prefix", prefix)) if prefix else None
+    interpreter, kernelspec_prefix = await _read(kernelspec_launch, manager, key=None)
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
     facts = Facts(

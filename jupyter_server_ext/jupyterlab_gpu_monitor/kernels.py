@@ -13,7 +13,6 @@ visible, never guessed.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import os
@@ -24,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from . import blocking
 from .gpu.model import GpuProcess, Snapshot
 from .machine.kernel_usage import KernelUsageReader, KernelUse
 
@@ -393,6 +393,8 @@ class KernelJoin:
         self.machine_use: dict[str, KernelUse] = {}
         # Kernel id -> its notebook or console, at the latest read.
         self._paths: dict[str, str | None] = {}
+        # Whether the last walk of /proc did not return in time (logged once while it lasts).
+        self._stalled = False
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
@@ -411,10 +413,27 @@ class KernelJoin:
             kernels = []
         local = {kernel.kernel_id: kernel.pid for kernel in kernels if kernel.pid is not None}
         self._paths = {kernel.kernel_id: kernel.session_path for kernel in kernels}
-        # One trip to a worker thread for all of it: each part reads /proc.
-        self.machine_use = await asyncio.to_thread(
-            join_and_measure, snapshot, kernels, local, self._machine
-        )
+        # One trip to a MACHINE thread for all of it: each part reads /proc. Keyed: a walk
+        # stuck on a process (one in uninterruptible sleep can hang a read of its /proc files)
+        # leaves the next reads unjoined rather than stacking walks behind it.
+        try:
+            self.machine_use = await blocking.run(
+                blocking.MACHINE,
+                join_and_measure,
+                snapshot,
+                kernels,
+                local,
+                self._machine,
+                timeout_seconds=blocking.MACHINE_READ_SECONDS,
+                key=self,
+            )
+        except blocking.TimedOut as late:
+            if not self._stalled:
+                log.warning("the GPU processes are not joined to the kernels: %s", late)
+            self._stalled = True
+            self.machine_use = {}
+        else:
+            self._stalled = False
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import math
 import re
+import weakref
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
+from . import blocking
 from ._version import __version__
 from .bodies import BadBody, read_body
 from .cache_release import ReleaseRefused, release_cached_memory
@@ -56,6 +58,8 @@ RELEASE_REFUSAL_STATUS = {"busy": 409, "timeout": 504, "failed": 502}
 KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
 # ... and one that returns each kernel's CPU and memory of the latest read (KernelMachineUse).
 KERNEL_MACHINE_SETTING = "gpu_monitor_kernel_machine"
+# ... and the RequestsInFlight of our routes.
+IN_FLIGHT_SETTING = "gpu_monitor_in_flight"
 
 
 class ApiError(tornado.web.HTTPError):
@@ -69,15 +73,107 @@ class ApiError(tornado.web.HTTPError):
         self.details = details
 
 
+def refusal_of(error: BaseException | None) -> ApiError | None:
+    """The answer to a request whose work the server could not do in time, or will not do
+    because it stops: 503 when the server stops or is busy with other requests of the kind,
+    504 when files it reads did not answer (a network filesystem that hangs); None for any
+    other error."""
+    if isinstance(error, blocking.Stopping):
+        return ApiError(503, gettext("the server is stopping; ask again once it is back"))
+    if isinstance(error, blocking.TimedOut):
+        if error.pool == blocking.REQUESTS.name:
+            message = gettext(
+                "the server is busy with other requests like this one and did not get to it "
+                "within {seconds} s; ask again in a moment"
+            )
+            return ApiError(503, message.format(seconds=f"{error.seconds:g}"))
+        if error.stuck_seconds is not None:
+            message = gettext(
+                "files the server reads for this have not answered for {seconds} s: a network "
+                "filesystem may hang, or a FIFO stands where a file should be. The GPU readings "
+                "are not affected; ask again in a minute."
+            ).format(seconds=f"{error.stuck_seconds:.0f}")
+        else:
+            message = gettext(
+                "files the server reads for this did not answer within {seconds} s: a network "
+                "filesystem may hang, or a FIFO stands where a file should be. The GPU readings "
+                "are not affected; ask again in a minute."
+            ).format(seconds=f"{error.seconds:g}")
+        return ApiError(504, message)
+    return None
+
+
+class RequestsInFlight:
+    """The requests of ours not answered yet. When the server stops, the work they wait for
+    is abandoned (blocking.stop_waiting) and they answer 503; the stop gives them a moment to
+    send it before the event loop ends, instead of leaving their connections unanswered."""
+
+    def __init__(self) -> None:
+        self._handlers: weakref.WeakSet = weakref.WeakSet()
+        self._all_answered: asyncio.Future | None = None
+
+    def add(self, handler: GpuMonitorHandler) -> None:
+        """A request being answered."""
+        self._handlers.add(handler)
+
+    def discard(self, handler: GpuMonitorHandler) -> None:
+        """A request answered."""
+        self._handlers.discard(handler)
+        waiter = self._all_answered
+        if not self._handlers and waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def answered(self, timeout_seconds: float) -> None:
+        """Return once every request has been answered, or after ``timeout_seconds``."""
+        if not self._handlers:
+            return
+        self._all_answered = asyncio.get_running_loop().create_future()
+        try:
+            await asyncio.wait_for(self._all_answered, timeout_seconds)
+        except asyncio.TimeoutError:
+            pass  # one waits on something else (a kernel): the server stops all the same
+
+
 class GpuMonitorHandler(APIHandler):
     """Base: every request is authenticated, then authorized to read ``gpu-monitor``; a refusal
-    is an ApiError raised anywhere, answered in the APIHandler's JSON shape."""
+    is an ApiError raised anywhere, answered in the APIHandler's JSON shape. Work that did not
+    finish in time, or that the server's stop abandoned, is answered 503 or 504 (see
+    ``refusal_of``), never 500 with a traceback."""
 
     auth_resource = AUTH_RESOURCE
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        """Counted in flight until answered (see RequestsInFlight), then jupyter_server's."""
+        in_flight = self.settings.get(IN_FLIGHT_SETTING)
+        if in_flight is not None:
+            in_flight.add(self)
+        await super().prepare()
+
+    def on_finish(self) -> None:
+        """No longer in flight."""
+        in_flight = self.settings.get(IN_FLIGHT_SETTING)
+        if in_flight is not None:
+            in_flight.discard(self)
+        super().on_finish()
+
+    def refusal(self, error: BaseException | None) -> ApiError | None:
+        """The answer to an error that is no bug of ours (``refusal_of``); None otherwise."""
+        return refusal_of(error)
+
+    def log_exception(self, typ, value, tb) -> None:  # type: ignore[no-untyped-def]
+        """One line for work not done in time or abandoned at the stop: no traceback."""
+        if self.refusal(value) is not None:
+            self.log.warning("%s %s: %s", self.request.method, self.request.path, value)
+            return
+        super().log_exception(typ, value, tb)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """``{message, reason, **details}`` of an ApiError; jupyter_server's answer otherwise."""
         error = kwargs.get("exc_info", (None, None, None))[1]
+        refusal = self.refusal(error)
+        if refusal is not None:
+            self.set_status(refusal.status_code)
+            error = refusal
         if not isinstance(error, ApiError):
             super().write_error(status_code, **kwargs)
             return
@@ -234,7 +330,15 @@ class KernelSpansHandler(GpuMonitorHandler):
         history = self.sampler.history.copy()
         memory = kernel_history.copy()
         try:
-            answer = await asyncio.to_thread(_spans_answer, kernel_id, spans, history, memory)
+            answer = await blocking.run(
+                blocking.REQUESTS,
+                _spans_answer,
+                kernel_id,
+                spans,
+                history,
+                memory,
+                timeout_seconds=blocking.REQUEST_WORK_SECONDS,
+            )
         except SpansTooCostly as error:
             raise ApiError(400, str(error)) from None
         self.finish(answer)
@@ -308,6 +412,14 @@ class MetricsHandler(GpuMonitorHandler):
 class EnvironmentsBase(GpuMonitorHandler):
     """Shared by the environment handlers: the catalog and the ``use_conda`` flag."""
 
+    def refusal(self, error: BaseException | None) -> ApiError | None:
+        """Also 504 for environment files that did not answer in time."""
+        from .conda.errors import EnvironmentFilesTimeout
+
+        if isinstance(error, EnvironmentFilesTimeout):
+            return ApiError(504, error.message)
+        return super().refusal(error)
+
     @property
     def catalog(self) -> EnvironmentCatalog:
         """The server's environments (see conda/catalog.py), made at the first request: one
@@ -360,8 +472,9 @@ class EnvironmentsBase(GpuMonitorHandler):
 
 
 class EnvironmentsHandler(EnvironmentsBase):
-    """``GET envs[?use_conda=1]``: every environment; also in the shape of
-    ``conda env list --json`` (``envs``, ``envs_details``)."""
+    """``GET envs[?use_conda=1]``: every environment, and the folders whose files did not
+    answer in time (``unreadable``, with why); also in the shape of ``conda env list --json``
+    (``envs``, ``envs_details``)."""
 
     @tornado.web.authenticated
     @authorized("read")
@@ -371,10 +484,14 @@ class EnvironmentsHandler(EnvironmentsBase):
 
         use_conda = self.use_conda()
         try:
-            environments = await self.catalog.environments(use_conda)
+            found = await self.catalog.listing(use_conda)
         except CondaCommandError as error:
             raise self.conda_failure(error) from None
-        listing = {"environments": [environment.to_json() for environment in environments]}
+        environments = found.environments
+        listing = {
+            "environments": [environment.to_json() for environment in environments],
+            "unreadable": [folder.to_json() for folder in found.unreadable],
+        }
         self.finish(json.dumps({**listing, **conda_env_list(environments)}))
 
 
@@ -468,6 +585,7 @@ def setup_route_handlers(
     # Per-kernel GPU memory of the latest read, for the metrics endpoint.
     web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
     web_app.settings[KERNEL_MACHINE_SETTING] = kernel_join.machine_uses
+    web_app.settings[IN_FLIGHT_SETTING] = RequestsInFlight()
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
     web_app.add_handlers(
         ".*$",

@@ -70,13 +70,35 @@ export interface ICondaEnvironmentDetails {
 }
 
 /**
- * The answer of `GET envs[?use_conda=1]`: every environment found; also in the shape of `conda env list --json` (`envs`, `envs_details`), so that scripts written for conda's output read it.
+ * A folder that may be an environment whose files did not answer in time (a network filesystem that hangs, a FIFO where conda keeps a file); it is read again once they answer.
+ */
+export interface IUnreadableEnvironment {
+  /**
+   * Its folder.
+   */
+  prefix: string;
+  /**
+   * Where it was found: an envs folder, environments.txt, a kernelspec.
+   */
+  origin: string;
+  /**
+   * Why it is not listed, and what happens next.
+   */
+  message: string;
+}
+
+/**
+ * The answer of `GET envs[?use_conda=1]`: every environment found, and the folders whose files did not answer in time; also in the shape of `conda env list --json` (`envs`, `envs_details`), so that scripts written for conda's output read it.
  */
 export interface IEnvironmentList {
   /**
    * Every environment found.
    */
   environments: IEnvironment[];
+  /**
+   * The folders whose files did not answer within the listing's bound, with why: not in `environments` (nor in `envs`) until they answer.
+   */
+  unreadable: IUnreadableEnvironment[];
   /**
    * Their prefixes, as `conda env list --json` lists them.
    */

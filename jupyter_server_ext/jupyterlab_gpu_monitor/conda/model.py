@@ -38,6 +38,29 @@ class Environment:
 
 
 @dataclass(frozen=True)
+class UnreadableEnvironment:
+    """A folder that may be an environment whose files did not answer in time (a network
+    filesystem that hangs, a FIFO where conda keeps a file): listed apart, with why, and read
+    again once its files answer. ``origin`` says where the folder was found."""
+
+    prefix: str
+    origin: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The folder as the REST API sends it."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One discovery: the environments found, and the folders that did not answer in time."""
+
+    environments: list[Environment]
+    unreadable: list[UnreadableEnvironment]
+
+
+@dataclass(frozen=True)
 class Package:
     """One installed package.
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Sequence
+from typing import Any, Callable, TypeVar
 
+from .. import blocking
 from ..subprocesses import CommandTimeout, OutputTooLarge, run_command
 from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
@@ -22,6 +23,8 @@ from .smi_csv import (
 )
 from .smi_list import parse_list
 from .smi_xml import parse_xml
+
+T = TypeVar("T")
 
 # Driver, CUDA version and MIG layout change rarely; `-q -x` costs tens to hundreds of ms.
 STATIC_REFRESH_SECONDS = 30.0
@@ -101,7 +104,7 @@ class NvidiaSmiSource:
         listed = await self._run(
             [f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,nounits"]
         )
-        apps = await asyncio.to_thread(parse_compute_apps, listed)
+        apps = await self._parse(parse_compute_apps, listed)
         return merge(self._static, rows.gpus, apps, rows.driver_version, time.time())
 
     async def _refresh_static(self) -> None:
@@ -110,10 +113,10 @@ class NvidiaSmiSource:
 
     async def _read_static(self) -> Snapshot:
         # Tens of ms of parsing for a large machine's XML: off the event loop.
-        static = await asyncio.to_thread(parse_xml, await self._run(["-q", "-x"]), time.time())
+        static = await self._parse(parse_xml, await self._run(["-q", "-x"]), time.time())
         if any(gpu.mig_mode == "enabled" for gpu in static.gpus):
             try:
-                listed = await asyncio.to_thread(parse_list, await self._run(["-L"]))
+                listed = await self._parse(parse_list, await self._run(["-L"]))
             except GpuReadError:
                 listed = []  # profiles and MIG UUIDs are a nicety; the XML has the rest
             name_mig_devices(static.gpus, listed)
@@ -125,9 +128,9 @@ class NvidiaSmiSource:
         while True:
             args = [f"--query-gpu={','.join(self._gpu_fields)}", "--format=csv,nounits"]
             try:
-                # Parsed in a thread, as every output here: megabytes of it must not hold the
-                # event loop.
-                return await asyncio.to_thread(parse_query_gpu, await self._run(args))
+                # Parsed on a GPU thread, as every output here: megabytes of it must not hold
+                # the event loop.
+                return await self._parse(parse_query_gpu, await self._run(args))
             except GpuReadError as error:
                 rejected = _INVALID_FIELD.search(error.message)
                 if rejected is None or rejected.group(1) not in self._gpu_fields[3:]:
@@ -141,6 +144,18 @@ class NvidiaSmiSource:
 
     async def _run(self, args: Sequence[str]) -> str:
         return await run_nvidia_smi(self._executable, args, self._timeout_seconds)
+
+    async def _parse(self, parse: Callable[..., T], *args: Any) -> T:
+        # On the GPU threads (see blocking.py), never behind other requests' work.
+        try:
+            return await blocking.run(
+                blocking.GPU, parse, *args, timeout_seconds=self._timeout_seconds
+            )
+        except blocking.TimedOut:
+            message = gettext("reading nvidia-smi's output took longer than {seconds} s")
+            raise GpuReadError(
+                "timeout", message.format(seconds=f"{self._timeout_seconds:g}")
+            ) from None
 
 
 def _same_layout(static: Snapshot, gpus: list[Gpu]) -> bool:

@@ -6,12 +6,12 @@ fell off the bus is that GPU's error, and only a failure to start NVML fails the
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from types import ModuleType
 from typing import Any, Callable
 
+from .. import blocking
 from ..translation import gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, kind_of_reason
@@ -53,7 +53,7 @@ def _text(value: Any) -> str | None:
 
 
 class NvmlSource:
-    """Reads the GPUs through NVML in a worker thread, never on the event loop."""
+    """Reads the GPUs through NVML on a GPU thread (see blocking.py), never on the event loop."""
 
     name = "nvml"
 
@@ -67,7 +67,6 @@ class NvmlSource:
         self._max_rate_seconds = max_rate_seconds
         self._nvml = nvml
         self._started = False
-        self._pending: asyncio.Future | None = None
         self._links: LinkThroughput | None = None
         # GPU -> the newest per-process utilisation sample seen (µs): the next read asks only
         # for what came after it.
@@ -108,13 +107,16 @@ class NvmlSource:
 
     async def sample(self) -> Snapshot:
         """One snapshot of all GPUs; raises GpuReadError when NVML cannot give one."""
-        if self._pending is not None and not self._pending.done():
-            # A hung NVML call cannot be cancelled; do not stack another thread behind it.
-            raise GpuReadError("timeout", gettext("an earlier NVML read has not returned yet"))
-        self._pending = asyncio.ensure_future(asyncio.to_thread(self._read))
         try:
-            return await asyncio.wait_for(asyncio.shield(self._pending), self._timeout_seconds)
-        except asyncio.TimeoutError:
+            # Keyed by this source: a hung NVML call cannot be cancelled, and no other read
+            # stacks a thread behind it.
+            return await blocking.run(
+                blocking.GPU, self._read, timeout_seconds=self._timeout_seconds, key=self
+            )
+        except blocking.TimedOut as late:
+            if late.stuck_seconds is not None:
+                message = gettext("an earlier NVML read has not returned yet")
+                raise GpuReadError("timeout", message) from None
             message = gettext("NVML did not answer within {seconds} s")
             raise GpuReadError(
                 "timeout", message.format(seconds=f"{self._timeout_seconds:g}")

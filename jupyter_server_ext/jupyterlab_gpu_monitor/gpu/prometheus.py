@@ -9,7 +9,6 @@ once, when the panel is first opened.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import time
@@ -22,6 +21,7 @@ from urllib.parse import urlencode
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 from tornado.simple_httpclient import HTTPTimeoutError
 
+from .. import blocking
 from ..translation import N_, gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError
@@ -144,7 +144,7 @@ HINTS = {
     ),
     "unreachable": N_(
         "Check GpuMonitor.prometheus_url and that Prometheus is up and reachable from this "
-        "server (`curl <url>/-/ready`); in Kubernetes a NetworkPolicy may keep the notebook "
+        "machine (`curl <url>/-/ready`); in Kubernetes a NetworkPolicy may keep the notebook "
         "pod from it."
     ),
     "timeout": N_(
@@ -430,8 +430,15 @@ class PrometheusSource:
                 "step": f"{step:g}",
             },
         )
-        # An hour of several GPUs is thousands of samples: converted off the event loop.
-        return await asyncio.to_thread(snapshots_over_time, result)
+        # An hour of several GPUs is thousands of samples: converted on a GPU thread.
+        try:
+            return await blocking.run(
+                blocking.GPU, snapshots_over_time, result, timeout_seconds=self._timeout_seconds
+            )
+        except blocking.TimedOut:
+            message = gettext("converting Prometheus' history took longer than {seconds} s")
+            seconds = f"{self._timeout_seconds:g}"
+            raise self._failure("timeout", message.format(seconds=seconds)) from None
 
     def close(self) -> None:
         """Nothing to release: requests go through the event loop's shared HTTP client."""
@@ -467,7 +474,16 @@ class PrometheusSource:
     async def _bearer_token(self) -> str:
         # Read at every request: Kubernetes rotates service account tokens in place.
         try:
-            token = await asyncio.to_thread(Path(self._bearer_token_file).read_text)
+            token = await blocking.run(
+                blocking.GPU,
+                Path(self._bearer_token_file).read_text,
+                timeout_seconds=self._timeout_seconds,
+                key=("token", self._bearer_token_file),
+            )
+        except blocking.TimedOut:
+            message = gettext("the bearer token file {path} did not answer within {seconds} s")
+            path, seconds = self._bearer_token_file, f"{self._timeout_seconds:g}"
+            raise self._failure("timeout", message.format(path=path, seconds=seconds)) from None
         except OSError as error:
             message = gettext("the bearer token file cannot be read: {error}").format(error=error)
             raise self._failure("permission", message) from None

@@ -12,7 +12,9 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+from .. import blocking
 from ..translation import gettext
 from .errors import GpuReadError
 from .history import History
@@ -50,6 +52,7 @@ class Sampler:
         self._last_watched = float("-inf")
         self._task: asyncio.Task | None = None
         self._next_read: asyncio.Future | None = None
+        self._stopped = False
 
     @property
     def sampling(self) -> bool:
@@ -57,7 +60,8 @@ class Sampler:
         return self._task is not None and not self._task.done()
 
     async def snapshot(self) -> Snapshot:
-        """The latest snapshot, read within the last two intervals."""
+        """The latest snapshot, read within the last two intervals. Raises blocking.Stopping
+        once the server stops."""
         await self._fresh()
         assert self.latest is not None
         return self.latest
@@ -71,21 +75,24 @@ class Sampler:
 
     async def history_json(self, since: float | None) -> str:
         """The history after ``since`` (all of it when None), in the columnar form of
-        ``History.since``, as the API sends it. Built in a worker thread from a copy: a panel
-        opening on an hour of 8 GPUs asks for all of it, 57,600 values, 2 MB of JSON; that
-        answer is built once per read, however many panels open."""
+        ``History.since``, as the API sends it. Built from a copy on the REQUESTS thread (see
+        blocking.py): a panel opening on an hour of 8 GPUs asks for all of it, 57,600 values,
+        2 MB of JSON, and thirty panels opening at once wait in their own queue, not in the GPU
+        reads' (blocking.TimedOut when they waited too long). The whole history is built once
+        per read, however many panels open."""
         await self._fresh()
         if since is not None:
-            return await asyncio.to_thread(_history_text, self.history.copy(), since)
-        if self._whole_history is None:
-            self._whole_history = asyncio.ensure_future(
-                asyncio.to_thread(_history_text, self.history.copy(), None)
-            )
+            return await self._history_text(since)
+        whole = self._whole_history
+        if whole is None or (whole.done() and (whole.cancelled() or whole.exception())):
+            self._whole_history = asyncio.ensure_future(self._history_text(None))
         # Shielded: one client giving up must not cancel what the others wait for.
         return await asyncio.shield(self._whole_history)
 
     async def stop(self) -> None:
-        """End the reading task and release the source."""
+        """End the reading task and release the source; the requests waiting for a read are
+        answered that the server stops (blocking.Stopping), and so are those that come after."""
+        self._stopped = True
         if self._task is not None:
             self._task.cancel()
             try:
@@ -94,7 +101,18 @@ class Sampler:
                 pass
         self.source.close()
 
+    async def _history_text(self, since: float | None) -> str:
+        return await blocking.run(
+            blocking.REQUESTS,
+            _history_text,
+            self.history.copy(),
+            since,
+            timeout_seconds=blocking.REQUEST_WORK_SECONDS,
+        )
+
     async def _fresh(self) -> None:
+        if self._stopped:
+            raise blocking.Stopping()
         self._last_watched = time.monotonic()
         loop = asyncio.get_running_loop()
         if self._next_read is None or self._next_read.done():
@@ -125,7 +143,11 @@ class Sampler:
         finally:
             # Stopped or broken: nobody may wait for a read that will not come.
             if self._next_read is not None and not self._next_read.done():
-                self._next_read.cancel()
+                if self._stopped:
+                    self._next_read.set_exception(blocking.Stopping())
+                    self._next_read.exception()  # retrieved: nobody may be waiting
+                else:
+                    self._next_read.cancel()
 
     async def _seed_history(self) -> None:
         # First open (or everything aged out): a source with a memory fills the charts now.
@@ -179,4 +201,17 @@ class Sampler:
 
 
 def _history_text(history: History, since: float | None) -> str:
-    return json.dumps(history.since(since))
+    return json_in_pieces(history.since(since))
+
+
+def json_in_pieces(value: Any) -> str:
+    """``json.dumps(value)``, the same text, made a column at a time. json's C encoder holds
+    the GIL for the whole of one call: one call over an hour of 8 GPUs (2 MB) keeps the event
+    loop, and the GPU reads' threads, waiting tens of milliseconds at a time, at each of thirty
+    panels opening; between columns (a fraction of a millisecond each) they get their turn."""
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        fields = (f"{json.dumps(key)}: {json_in_pieces(item)}" for key, item in value.items())
+        return "{" + ", ".join(fields) + "}"
+    if isinstance(value, list) and value and isinstance(value[0], (dict, list)):
+        return "[" + ", ".join(json_in_pieces(item) for item in value) + "]"
+    return json.dumps(value)
