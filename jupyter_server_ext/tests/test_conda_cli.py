@@ -18,13 +18,19 @@ from .conda_layouts import (
     env_2025,
     make_conda_env,
 )
+from .test_cli import assert_in_command_terms, with_config
+from .test_probe import environment
 
 SCRIPT = Path(sys.executable).with_name("jupyter-gpu-monitor")
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, timeout=60, env=os.environ.copy()
+        [str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env or os.environ.copy(),
     )
 
 
@@ -115,10 +121,36 @@ def test_export_by_name_or_prefix_prints_environment_yml(layout):
 def test_export_of_an_unknown_or_ambiguous_name_fails_with_a_reason(layout):
     unknown = run("export", "nope")
     assert unknown.returncode == 1 and unknown.stdout == ""
-    assert "no environment is named 'nope'" in unknown.stderr
+    assert unknown.stderr == (
+        "jupyter-gpu-monitor export: no environment is named 'nope'; "
+        "`jupyter-gpu-monitor envs` lists the name and id of each\n"
+    )
     ambiguous = run("export", "base")
     assert ambiguous.returncode == 1
     assert "2 environments are named 'base'; name one by its id: base-" in ambiguous.stderr
+    for failed in (unknown, ambiguous):
+        assert_in_command_terms(failed)
+
+
+def test_export_from_history_of_a_venv_names_the_option_to_leave_out(layout):
+    result = run("export", str(environment("plain")), "--from-history")
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == (
+        "jupyter-gpu-monitor export: plain is a venv: it has no conda history to export from; "
+        "export it without --from-history\n"
+    )
+    assert_in_command_terms(result)
+
+
+def test_export_takes_one_environment_and_one_style(layout):
+    none = run("export")
+    assert none.returncode == 2
+    assert none.stderr == (
+        "jupyter-gpu-monitor export: name one environment: jupyter-gpu-monitor export ENV "
+        "[options]\n"
+    )
+    both = run("export", "devops", "--from-history", "--with-builds")
+    assert both.returncode == 2 and "exclude each other" in both.stderr
 
 
 def test_export_through_conda(layout, fake_conda):
@@ -126,8 +158,42 @@ def test_export_through_conda(layout, fake_conda):
     assert result.returncode == 0, result.stderr
     assert result.stdout == conda_capture("conda-env-export-base-win64-conda-forge-2021.yml")
     fake_conda.hang()
-    hung = run("export", "devops", "--use-conda", "--timeout", "0.5")
-    assert hung.returncode == 1 and "error (timeout)" in hung.stderr
+    hung = run("export", "devops", "--use-conda", "--conda-timeout", "0.5")
+    assert hung.returncode == 1
+    assert hung.stderr.startswith("error (timeout): `conda info --json` did not finish")
+    assert "did not finish within 0.5 s\n" in hung.stderr
+    assert "Raise --conda-timeout, or ask without --use-conda." in hung.stderr
+    assert_in_command_terms(hung)
+
+
+def test_conda_timeout_and_envs_folders_come_from_the_servers_config(layout, fake_conda, tmp_path):
+    fake_conda.hang()
+    team = tmp_path / "team-envs"
+    env_2025(team / "shared")
+    config = f"c.GpuMonitor.conda_timeout = 0.5\nc.GpuMonitor.extra_envs_dirs = [{str(team)!r}]\n"
+    env = with_config(tmp_path, config)
+    listing = run("envs", env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert any(row.split()[0] == "shared" for row in listing.stdout.splitlines())
+    # --envs-dir replaces the setting for this run.
+    other = run("envs", "--envs-dir", str(layout), env=env)
+    assert not any(row.split()[0] == "shared" for row in other.stdout.splitlines())
+    hung = run("envs", "--use-conda", env=env)
+    assert hung.returncode == 1 and "did not finish within 0.5 s" in hung.stderr
+
+
+def test_a_missing_or_failing_conda_is_told_in_the_commands_terms(layout, fake_conda, tmp_path):
+    missing = run("envs", "--use-conda", "--conda", str(tmp_path / "conda"))
+    assert missing.returncode == 1
+    assert "hint: The conda command is not on the PATH: set --conda to its full path" in (
+        missing.stderr
+    )
+    assert "or ask without --use-conda" in missing.stderr
+    fake_conda.fail("CondaError: the environment is locked\n")
+    failed = run("export", "devops", "--use-conda")
+    assert failed.returncode == 1 and "CondaError: the environment is locked" in failed.stderr
+    for result in (missing, failed):
+        assert_in_command_terms(result)
 
 
 def test_export_through_conda_finds_an_environment_only_conda_knows(layout, fake_conda):

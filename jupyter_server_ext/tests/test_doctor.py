@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from .test_cli import run
+from .test_cli import T4, assert_in_command_terms, run, with_config
 from .test_probe import environment
 
 
@@ -78,6 +78,39 @@ def test_doctor_on_a_machine_without_a_driver_says_there_is_no_gpu(tmp_path):
     assert "No problems found." not in result.stdout
 
 
+def test_doctor_json_says_what_its_text_says_in_the_commands_terms(tmp_path):
+    result = run(
+        "doctor",
+        "--json",
+        "--shallow",
+        "--env",
+        str(environment("plain")),
+        "--source",
+        "nvidia-smi",
+        "--nvidia-smi",
+        str(tmp_path / "nvidia-smi"),
+    )
+    report = json.loads(result.stdout)
+    (finding,) = report["findings"]
+    assert finding["fix"] == report["gpus"]["error"]["hint"]
+    assert "or point --nvidia-smi at nvidia-smi" in finding["fix"]
+    assert_in_command_terms(result)
+
+
+def test_doctor_finds_an_environment_by_name_in_an_envs_folder(tmp_path):
+    envs = str(environment("torch-cpu").parent)
+    home = {**os.environ, "HOME": str(tmp_path)}
+    found = ("doctor", "--env", "torch-cpu", "--shallow", "--from", T4)
+    assert run(*found, env=home).returncode == 1  # not without its folder
+    result = run(*found, "--envs-dir", envs, env=home)
+    assert f"at {environment('torch-cpu') / 'bin' / 'python'} (venv " in result.stdout
+    assert "ERROR   PyTorch is a CPU-only build" in result.stdout
+    # The server's setting, from its config file, does the same.
+    configured = {**with_config(tmp_path, f"c.GpuMonitor.extra_envs_dirs = [{envs!r}]\n")}
+    from_config = run(*found, env={**configured, "HOME": str(tmp_path)})
+    assert from_config.stdout == result.stdout
+
+
 def test_doctor_finds_an_environment_by_name_through_its_kernelspec(fake_smi, tmp_path):
     kernels = tmp_path / "jupyter" / "kernels" / "torch-kernel"
     kernels.mkdir(parents=True)
@@ -97,7 +130,20 @@ def test_doctor_finds_an_environment_by_name_through_its_kernelspec(fake_smi, tm
 
 def test_doctor_with_an_unknown_environment_name_says_so(tmp_path):
     result = run("doctor", "--env", "no-such-env", env={**os.environ, "HOME": str(tmp_path)})
-    assert result.returncode != 0 and "no-such-env" in result.stderr
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == (
+        "jupyter-gpu-monitor doctor: no environment is named 'no-such-env'; "
+        "`jupyter-gpu-monitor envs` lists the name and id of each\n"
+    )
+    assert_in_command_terms(result)
+
+
+def test_doctor_with_a_missing_envs_folder_says_so(tmp_path):
+    result = run("doctor", "--env", "train", "--envs-dir", str(tmp_path / "envs"))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"jupyter-gpu-monitor doctor: cannot read {tmp_path / 'envs'}: No such file or directory\n"
+    )
 
 
 def test_doctor_without_python_in_the_prefix_says_so(tmp_path):

@@ -108,7 +108,8 @@ def environment_document(environment: Environment, style: str = "no-builds") -> 
     if style == "from-history":
         if environment.kind == "venv":
             message = gettext(
-                "{name} is a venv: it has no conda history to export from; use style no-builds"
+                "{name} is a venv: it has no conda history to export from; export it without "
+                "style=from-history"
             )
             raise UnsupportedExport(message.format(name=environment.name))
         try:
