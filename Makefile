@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(abspath $(VENV))/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab try install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots record-payloads
+.PHONY: lab try install system-deps kernel-envs test lint test-python test-js test-ui check-install dist check-dist gpu-check-wheels gpu-check-dry bench translations screenshots record-payloads docs
 
 # Options for jupyter lab: make lab ARGS="--port 8899 --ServerApp.root_dir=~/work". As root (our
 # machines, containers), jupyter refuses to start without --allow-root.
@@ -32,7 +32,7 @@ $(VENV)/.installed: pyproject.toml package.json yarn.lock hatch_build.py $(CATAL
 	$(BIN)/pip install --upgrade pip
 	@echo "Installing the package and its test tools, and building the frontend inside pip"
 	@echo "(jlpm install, then jlpm build: a few minutes the first time, ~600 MB of node_modules)"
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e ".[test,docs]"
 	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@
 
@@ -67,7 +67,7 @@ system-deps:
 	@fc-list :lang=zh | grep -q . || { apt-get update && apt-get install -y fonts-wqy-microhei; }
 	@command -v prometheus >/dev/null || { apt-get update && apt-get install -y prometheus; }
 
-test: install system-deps lint test-python test-js check-install check-dist test-ui
+test: install system-deps lint docs test-python test-js check-install check-dist test-ui
 
 # Every string of the code in every catalogue, translated (scripts/translations.py check).
 lint: install
@@ -76,6 +76,12 @@ lint: install
 	ruff check jupyter_server_ext bench scripts hatch_build.py
 	ruff format --check jupyter_server_ext bench scripts hatch_build.py
 	python scripts/translations.py check
+	python scripts/references.py --check
+
+# The documentation site (docs/), as CI builds it: warnings are errors, references nitpicky, and
+# nothing is fetched from the network. Its references are written by scripts/references.py.
+docs: install
+	sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 
 # After a change to the strings: the .pot, and each .po merged with it (then translate what is
 # new, and `make install` compiles them).

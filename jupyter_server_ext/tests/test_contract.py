@@ -1,6 +1,7 @@
 """The REST contract (api_schema/) against what the server says in every state the real
-captures put it in, against the Python tables that must agree with it, and against the README's
-examples. (Every answer the other tests get is checked too: see contract_check.py.)"""
+captures put it in, against the Python tables that must agree with it, and against the examples
+of the REST reference (docs/rest-api.md). (Every answer the other tests get is checked too: see
+contract_check.py.)"""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from .contract_check import ANSWERS, problems
 from .replay import REPO, SMI_FIXTURES, captures
 
-README = REPO / "README.md"
+REST_REFERENCE = REPO / "docs" / "rest-api.md"
 _EXAMPLE = re.compile(r"<!-- payload: (\w+) -->\n```json\n(.*?)\n```", re.S)
 
 
@@ -83,8 +84,8 @@ async def test_every_error_capture_served_live_is_what_the_contract_declares(
         await jp_fetch("gpu-monitor", "api", *route)
 
 
-def test_the_readme_shows_a_valid_example_of_every_answer():
-    examples = _EXAMPLE.findall(README.read_text())
+def test_the_rest_reference_shows_a_valid_example_of_every_answer():
+    examples = _EXAMPLE.findall(REST_REFERENCE.read_text())
     for payload, text in examples:
         assert problems(payload, json.loads(text)) == [], payload
     shown = {payload for payload, _ in examples}

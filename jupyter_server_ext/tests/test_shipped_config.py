@@ -99,13 +99,13 @@ def test_dashboard_is_valid_json_and_queries_only_our_series():
     assert set(SERIES_NAME.findall(server["definition"])) <= set(SERIES_NAMES)
 
 
-def test_readme_maps_every_series_to_its_dcgm_field_or_node_exporters():
-    readme = (REPO / "README.md").read_text()
-    documented = set(re.findall(r"`(jupyter_(?:gpu|machine|kernel)_\w+)[`{]", readme))
+def test_admin_guide_maps_every_series_to_its_dcgm_field_or_node_exporters():
+    guide = (REPO / "docs" / "admin-guide.md").read_text()
+    documented = set(re.findall(r"`(jupyter_(?:gpu|machine|kernel)_\w+)[`{]", guide))
     assert documented == set(SERIES_NAMES)
     for name, field, _, _ in GPU_SERIES:
-        assert f"| `{name}` | `{FIELD_SERIES[field][0]}` |" in readme, name
+        assert f"| `{name}` | `{FIELD_SERIES[field][0]}` |" in guide, name
     for name in SERIES_NAMES:
         if name.startswith(("jupyter_machine_", "jupyter_kernel_")):
-            row = re.search(rf"^\| `{name}[{{`].*$", readme, re.M)
+            row = re.search(rf"^\| `{name}[{{`].*$", guide, re.M)
             assert row is not None and ("node_" in row[0] or "process_" in row[0]), name
