@@ -3,7 +3,7 @@ import * as path from 'path';
 
 import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
 import { PANEL } from './gpuMonitor';
-import { cutOffTexts } from './layout';
+import { cutOffTexts, lowContrastTexts } from './layout';
 
 /**
  * The sidebar's default width, and a wide one.
@@ -53,7 +53,7 @@ test.use({ viewport: { width: 1600, height: 1000 } });
 
 test.describe('GPU monitor panel layout', () => {
   for (const machine of MACHINES) {
-    test(`${machine.name}: nothing cut off at ${WIDTHS.join(' and ')} px, light and dark, every GPU on the first screen`, async ({
+    test(`${machine.name}: nothing cut off or faint at ${WIDTHS.join(' and ')} px, light and dark, every GPU on the first screen`, async ({
       page,
       baseURL
     }) => {
@@ -77,6 +77,7 @@ test.describe('GPU monitor panel layout', () => {
             const box = (await panel.boundingBox())!;
             expect(Math.round(box.width)).toBeGreaterThanOrEqual(width - 2);
             expect(await cutOffTexts(panel)).toEqual([]);
+            expect(await lowContrastTexts(panel)).toEqual([]);
             const last = machine.rows > 0 ? rows.last() : null;
             if (last) {
               const bottom = await last.evaluate(
