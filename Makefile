@@ -126,8 +126,8 @@ check-dist: dist
 test-ui: install system-deps kernel-envs
 	cd ui-tests && jlpm install && CI=1 jlpm playwright test
 
-# The README's screenshots, from the real 8× V100S capture (a minute of readings).
-screenshots: install system-deps
+# The README's and the user guide's screenshots (docs/screenshots), from real captures and kernels.
+screenshots: install system-deps kernel-envs
 	cd ui-tests && jlpm install && README_SCREENSHOTS=1 jlpm playwright test tests/readme.spec.ts
 
 # The kernel payloads the frontend's tests replay (src/__tests__/fixtures), recorded from a real

@@ -1,19 +1,26 @@
-import { expect, test } from '@jupyterlab/galata';
+import { expect } from '@jupyterlab/galata';
 import * as path from 'path';
 
 import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
-import { PANEL } from './gpuMonitor';
+import { holdGpuMemory, openPanel, PANEL, test } from './gpuMonitor';
+import {
+  inspection,
+  openNotebookWith,
+  openPanel as openEnvironmentPanel,
+  TORCH_CPU_KERNEL
+} from './testKernels';
 
 /**
- * Where the README's screenshots are: `README_SCREENSHOTS=1 jlpm playwright
- * test tests/readme.spec.ts` refreshes them (the other tests compare theirs
- * with the references kept next to them).
+ * Where the README's and the user guide's screenshots are:
+ * `README_SCREENSHOTS=1 jlpm playwright test tests/readme.spec.ts` (make
+ * screenshots) refreshes them. The other tests compare theirs with the
+ * references kept next to them, masked where readings move.
  */
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
 
 test.use({ viewport: { width: 1600, height: 1000 } });
 
-test.describe('README screenshots', () => {
+test.describe('README and user guide screenshots', () => {
   test.skip(
     !process.env.README_SCREENSHOTS,
     'only when README_SCREENSHOTS is set'
@@ -41,8 +48,9 @@ test.describe('README screenshots', () => {
         )
       );
       const dashboard = page.getByRole('tabpanel', { name: 'GPU Dashboard' });
-      // The GPUs' four charts and the machine's three.
-      await expect(dashboard.locator('canvas')).toHaveCount(4 + 3);
+      // The GPUs' four charts, what they receive over PCIe, and the
+      // machine's three.
+      await expect(dashboard.locator('canvas')).toHaveCount(4 + 1 + 3);
       // A minute of readings, in a window of a minute: the charts full.
       await dashboard.getByRole('combobox').selectOption({ label: '1 min' });
       await page.waitForTimeout(65000);
@@ -61,5 +69,50 @@ test.describe('README screenshots', () => {
     } finally {
       await replaceGpus(page, baseURL!, null);
     }
+  });
+
+  test("the user guide's pictures: a cell's line, the status bar and the Environment panel", async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    test.setTimeout(180000);
+    // The kernel takes the two A5000s' memory during its second cell: the
+    // line under it, and the status bar about its GPU.
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      'train.ipynb',
+      'python3',
+      ['import time', 'time.sleep(7)  # the kernel takes the GPU memory']
+    );
+    await page.notebook.runCell(0);
+    await page.notebook.runCell(1, { wait: false });
+    await page.waitForTimeout(2000);
+    await holdGpuMemory(page, baseURL!, notebookPath);
+    await page.notebook.waitForRun(1);
+    const cell = await page.notebook.getCellLocator(1);
+    await expect(cell!.locator('.jp-GpuMonitor-cellLine')).toBeVisible();
+    await cell!.screenshot({ path: path.join(SCREENSHOTS, 'cell-line.png') });
+
+    await openPanel(page);
+    const statusBar = page.locator('#jp-main-statusbar');
+    // About the GPUs the notebook's kernel uses, once the server joined it.
+    await expect(page.locator('.jp-GpuMonitor-statusItem')).toHaveClass(
+      /jp-mod-kernel/
+    );
+    await statusBar.screenshot({
+      path: path.join(SCREENSHOTS, 'status-bar.png')
+    });
+
+    // PyTorch's CPU build on a server with GPUs: the finding and its fix.
+    await openNotebookWith(page, tmpPath, 'torch.ipynb', TORCH_CPU_KERNEL);
+    const environment = await openEnvironmentPanel(page);
+    await expect(inspection(environment)).toHaveText(
+      'The kernel of torch.ipynb answered the probe.'
+    );
+    await environment.screenshot({
+      path: path.join(SCREENSHOTS, 'environment-panel.png')
+    });
   });
 });

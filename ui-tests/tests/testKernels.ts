@@ -64,11 +64,13 @@ export async function openNotebookWith(
   );
   // Opened by its command, not through the file browser, whose labels galata
   // looks for in English: this works in any interface language.
-  await page.evaluate(
-    path =>
-      (window as any).jupyterapp.commands.execute('docmanager:open', { path }),
-    notebookPath
-  );
+  // The command's result, the notebook's widget, stays in the page: it is no
+  // value Playwright can bring back.
+  await page.evaluate(async path => {
+    await (window as any).jupyterapp.commands.execute('docmanager:open', {
+      path
+    });
+  }, notebookPath);
   await expect(page.getByRole('main').getByRole('tab', { name })).toBeVisible();
   await page.notebook.activate(name);
   await waitForIdleKernel(page);
