@@ -791,24 +791,21 @@ def check_keywords(schema: Any, where: str) -> None:
                     check_keywords(sub, f"{where}.anyOf[{number}]")
 
 
+# Each keyword that limits a value, and how the reference words it.
+LIMIT_WORDS = (
+    ("minimum", lambda value: f"≥ {value}"),
+    ("exclusiveMinimum", lambda value: f"> {value}"),
+    ("maximum", lambda value: f"≤ {value}"),
+    ("maxLength", lambda value: f"at most {value} characters"),
+    ("maxItems", lambda value: f"at most {value} items"),
+    ("maxProperties", lambda value: f"at most {value} keys"),
+    ("pattern", lambda value: f"matching {code(value)}"),
+)
+
+
 def limits_of(schema: dict[str, Any]) -> list[str]:
     """The limits a schema puts on a value, in words."""
-    said = []
-    if "minimum" in schema:
-        said.append(f"≥ {schema['minimum']}")
-    if "exclusiveMinimum" in schema:
-        said.append(f"> {schema['exclusiveMinimum']}")
-    if "maximum" in schema:
-        said.append(f"≤ {schema['maximum']}")
-    if "maxLength" in schema:
-        said.append(f"at most {schema['maxLength']} characters")
-    if "maxItems" in schema:
-        said.append(f"at most {schema['maxItems']} items")
-    if "maxProperties" in schema:
-        said.append(f"at most {schema['maxProperties']} keys")
-    if "pattern" in schema:
-        said.append(f"matching {code(schema['pattern'])}")
-    return said
+    return [words(schema[keyword]) for keyword, words in LIMIT_WORDS if keyword in schema]
 
 
 def type_of(schema: dict[str, Any]) -> str:
