@@ -65,6 +65,12 @@ test.describe('GPU monitor panel layout', () => {
         await expect(rows).toHaveCount(machine.rows);
         if (machine.rows === 0) {
           await expect(panel.getByText(/GPU|NVIDIA/).first()).toBeVisible();
+        } else {
+          // The readings' history is there (charts drawn, the export on):
+          // on a loaded machine it comes a moment after the rows.
+          await expect(
+            panel.getByRole('button', { name: 'Export CSV' })
+          ).toBeEnabled();
         }
         for (const theme of ['light', 'dark']) {
           if (theme === 'dark') {
