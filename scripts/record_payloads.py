@@ -62,6 +62,7 @@ T4_PID = 5762
 FROM_CAPTURES = {
     "a100-mig-snapshot.json": "xml/a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml",
     "tesla-v100s-x8-snapshot.json": "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml",
+    "gb200-x2-gpu1-lost-snapshot.json": "xml/gb200-x2-gpu1-lost-driver-580.65-v13.xml",
     "h100-mig-list-snapshot.json": "csv/h100-mig-3g-2g-1g-1g-list-gpus-L.txt",
 }
 INTERVAL_SECONDS = 1.0

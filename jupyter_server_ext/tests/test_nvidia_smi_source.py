@@ -189,6 +189,7 @@ async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
     # from the XML read now and then.
     def readings(gpu):
         return (
+            gpu.error and (gpu.error.kind, gpu.error.message),
             gpu.name,
             gpu.memory_used_mib,
             gpu.utilization_gpu,
@@ -200,6 +201,27 @@ async def test_one_xml_capture_replays_its_whole_machine(fake_smi, capture):
     assert [readings(g) for g in snapshot.gpus] == [readings(g) for g in expected.gpus]
     compute = [[p.pid for p in g.processes if "C" in (p.type or "")] for g in expected.gpus]
     assert [[p.pid for p in g.processes] for g in snapshot.gpus] == compute
+
+
+async def test_a_lost_gpu_of_the_xml_stays_lost_beside_the_healthy_one(fake_smi):
+    # Two GB200: every reading of GPU 1 in the XML says "GPU is lost"; the CSV has none of it.
+    fake_smi.replay("xml/gb200-x2-gpu1-lost-driver-580.65-v13.xml")
+    healthy, lost = (await NvidiaSmiSource().sample()).gpus
+    assert healthy.error is None and healthy.utilization_gpu == 50
+    assert healthy.ecc_errors_uncorrected == 5
+    assert (lost.index, lost.pci_bus_id) == (1, "0000:0B:00.0")
+    assert lost.error.kind == "gpu_lost"
+    assert lost.error.message == "GPU 1 is lost"
+    assert "sudo nvidia-smi -r" in lost.error.hint
+
+
+def test_a_gpu_the_csv_reads_again_is_no_longer_lost_for_the_older_xml():
+    capture = (SMI_FIXTURES / "xml/gb200-x2-gpu1-lost-driver-580.65-v13.xml").read_text()
+    static = parse_xml(capture, 0.0)
+    # A reset brought GPU 1 back: the CSV of the next read has its numbers again.
+    fresh = parse_xml(capture.replace("GPU is lost", "0"), 0.0).gpus
+    merged = merge(static, fresh, [], "580.65.06", 1.0)
+    assert [gpu.error for gpu in merged.gpus] == [None, None]
 
 
 async def test_a_new_gpu_layout_is_read_at_once_not_at_the_next_refresh(fake_smi):

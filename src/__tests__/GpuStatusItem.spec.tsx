@@ -3,7 +3,11 @@ import { Widget } from '@lumino/widgets';
 
 import { GpuStatusItem } from '../components/GpuStatusItem';
 import { GpuModel } from '../gpu/model';
-import { a5000KernelSnapshot, a5000Kernels } from './payloads';
+import {
+  a5000KernelSnapshot,
+  a5000Kernels,
+  gb200LostSnapshot
+} from './payloads';
 import { a5000Server, endpoint, fakeServer, jsonResponse } from './server';
 
 describe('GpuStatusItem', () => {
@@ -72,6 +76,23 @@ describe('GpuStatusItem', () => {
     item.kernelId = null;
     expect((await button()).textContent).toBe(
       '2 GPUs · max 0 % · 21.9/24.0 GiB'
+    );
+  });
+
+  it('says a lost GPU is lost, as an error with its reset in the tooltip, whatever it would sum up', async () => {
+    const snapshot = gb200LostSnapshot();
+    const server = fakeServer(request =>
+      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+    item = new GpuStatusItem({ model, onOpen: jest.fn() });
+    Widget.attach(item, document.body);
+    model.watch();
+    await model.refresh();
+    expect((await button()).textContent).toBe('⚠ GPU 1 lost');
+    expect(item.hasClass('jp-mod-error')).toBe(true);
+    expect((await button()).title).toMatch(
+      /^GPU 1 is lost\n.*sudo nvidia-smi -r/s
     );
   });
 

@@ -16,6 +16,7 @@ import {
   a5000At,
   a5000KernelSnapshot,
   driverNotLoadedSnapshot,
+  gb200LostSnapshot,
   noGpuSnapshot
 } from './payloads';
 
@@ -273,6 +274,7 @@ describe('alertMessage', () => {
     kind: 'memory',
     gpuIndex: 0,
     gpuName: 'NVIDIA RTX A5000',
+    gpuBusId: '00000000:01:00.0',
     value: 91.34,
     memoryUsedMiB: 22437,
     ...changes
@@ -351,6 +353,53 @@ describe('alerts about my GPUs only (the default)', () => {
     const again = a5000KernelSnapshot();
     again.timestamp = 1003;
     expect(alerts.update(again).map(alert => alert.kind)).toEqual(['memory']);
+  });
+});
+
+describe('a lost GPU', () => {
+  it('is one error alert naming it by index and bus id with its reset, even on a GPU none of my kernels held, once per episode', () => {
+    const alerts = new GpuAlerts();
+    const lost = gb200LostSnapshot();
+    lost.timestamp = 1000;
+    const started = alerts.update(lost);
+    expect(started.map(alert => [alert.kind, alert.gpuIndex])).toEqual([
+      ['lost', 1]
+    ]);
+    expect(alertMessages(started, DEFAULT_ALERT_THRESHOLDS, trans)).toEqual([
+      {
+        kind: 'lost',
+        message:
+          'GPU 1 (0000:0B:00.0) is lost. Check dmesg, then reset it once no process uses it (sudo nvidia-smi -r -i 1), or reboot.'
+      }
+    ]);
+
+    // Still lost: no news. Back after a reset, then lost again: news again.
+    const still = gb200LostSnapshot();
+    still.timestamp = 1001;
+    expect(alerts.update(still)).toEqual([]);
+    const back = gb200LostSnapshot();
+    back.timestamp = 1002;
+    back.gpus[1].error = null;
+    expect(alerts.update(back)).toEqual([]);
+    const again = gb200LostSnapshot();
+    again.timestamp = 1003;
+    expect(alerts.update(again).map(alert => alert.kind)).toEqual(['lost']);
+  });
+
+  it('is not told again after a reload while it lasts, and not at all when read failures are muted', () => {
+    const first = new GpuAlerts();
+    const lost = gb200LostSnapshot();
+    lost.timestamp = 1000;
+    first.update(lost);
+    const reloaded = new GpuAlerts();
+    reloaded.restore(first.firing);
+    expect(reloaded.update(lost)).toEqual([]);
+
+    const muted = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      readFailureEnabled: false
+    });
+    expect(muted.update(lost)).toEqual([]);
   });
 });
 

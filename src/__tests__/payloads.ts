@@ -21,6 +21,9 @@
  * - `tesla-v100s-x8-snapshot.json`: the same, `--from
  *   xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml` (eight V100S of
  *   32 GiB, all nearly full, 353 to 3009 MiB free).
+ * - `gb200-x2-gpu1-lost-snapshot.json`: the same, `--from
+ *   xml/gb200-x2-gpu1-lost-driver-580.65-v13.xml` (two GB200; GPU 1, bus
+ *   0000:0B:00.0, is lost).
  *
  * The kernel payloads come from a `jupyter server` (interval 1 s,
  * `idle_seconds` 3) with two notebook sessions, `train.ipynb` and
@@ -45,6 +48,7 @@ import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
+import GB200_LOST from './fixtures/gb200-x2-gpu1-lost-snapshot.json';
 import NO_GPU from './fixtures/no-gpu-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
 import A5000_KERNEL_SNAPSHOT from './fixtures/rtx-a5000-x2-kernel-snapshot.json';
@@ -128,6 +132,14 @@ export function a100MigSnapshot(): IGpuSnapshot {
  */
 export function v100sX8Snapshot(): IGpuSnapshot {
   return copy<IGpuSnapshot>(V100S_X8);
+}
+
+/**
+ * Two GB200, GPU 1 lost: every reading of it in the XML said "GPU is lost";
+ * GPU 0 answers, with uncorrectable memory errors.
+ */
+export function gb200LostSnapshot(): IGpuSnapshot {
+  return copy<IGpuSnapshot>(GB200_LOST);
 }
 
 /**

@@ -20,8 +20,8 @@ import { SETTINGS_DEFAULTS } from '../settingsDefaults';
  * The status bar item: "GPU 1 · 87 % · 21.9/24.0 GiB" for the GPU the
  * current notebook's kernel uses, else "2 GPUs · max 91 % · 21.9/24.0 GiB"
  * for the busiest GPU or for all of them, "No GPU" calmly, "⚠ GPU error"
- * marked as an error when the GPUs cannot be read; a click opens the GPU
- * monitor.
+ * marked as an error when the GPUs cannot be read and "⚠ GPU 1 lost" when
+ * one of them fell off the bus; a click opens the GPU monitor.
  */
 export class GpuStatusItem extends ReactWidget {
   /**
@@ -112,6 +112,21 @@ export class GpuStatusItem extends ReactWidget {
         text: calm ? trans.__('No GPU') : unreadable,
         title: snapshot.error.message,
         error: !calm,
+        kernel: false
+      };
+    }
+    // A lost GPU is what matters now, whichever GPU the item would sum up.
+    const lost = snapshot.gpus.filter(gpu => gpu.error?.kind === 'gpu_lost');
+    if (lost.length > 0) {
+      return {
+        text:
+          lost.length === 1
+            ? trans.__('⚠ GPU %1 lost', lost[0].index)
+            : trans.__('⚠ %1 GPUs lost', lost.length),
+        title: [...lost.map(gpu => gpu.error!.message), lost[0].error!.hint]
+          .filter(Boolean)
+          .join('\n'),
+        error: true,
         kernel: false
       };
     }

@@ -20,9 +20,11 @@ export function alertMessage(
   trans: TranslationBundle
 ): string {
   const [first] = alerts;
+  // A lost GPU by the bus id the driver's messages (dmesg) name it by.
+  const label = first.kind === 'lost' ? first.gpuBusId : first.gpuName;
   const named =
-    alerts.length === 1 && first.gpuName
-      ? trans.__('GPU %1 (%2)', first.gpuIndex, first.gpuName)
+    alerts.length === 1 && label
+      ? trans.__('GPU %1 (%2)', first.gpuIndex, label)
       : null;
   const bare =
     alerts.length === 1
@@ -77,6 +79,17 @@ namespace Private {
     trans: TranslationBundle
   ): string {
     switch (first.kind) {
+      case 'lost':
+        return count === 1
+          ? trans.__(
+              '%1 is lost. Check dmesg, then reset it once no process uses it (sudo nvidia-smi -r -i %2), or reboot.',
+              gpus,
+              first.gpuIndex
+            )
+          : trans.__(
+              '%1 are lost. Check dmesg, then reset them once no process uses them (sudo nvidia-smi -r), or reboot.',
+              gpus
+            );
       case 'memory':
         return count === 1
           ? trans.__(

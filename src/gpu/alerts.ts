@@ -7,6 +7,8 @@ import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 /**
  * What an alert is about.
  *
+ * - `lost`: the GPU no longer answers the driver (fell off the bus, Xid 79):
+ *   it needs a reset or a reboot
  * - `memory`: memory in use above a share of the total
  * - `temperature`: the core above a temperature
  * - `slowdown`: the clocks held down for heat, a power brake or a hardware
@@ -15,12 +17,13 @@ import { SETTINGS_DEFAULTS } from '../settingsDefaults';
  *   GPU waiting on data, or a kernel that holds a GPU it no longer uses)
  */
 export type GpuAlertKind =
-  'memory' | 'temperature' | 'slowdown' | 'lowUtilization';
+  'lost' | 'memory' | 'temperature' | 'slowdown' | 'lowUtilization';
 
 /**
  * The alerts in the order they are checked and reported.
  */
 export const ALERT_KINDS: readonly GpuAlertKind[] = [
+  'lost',
   'memory',
   'temperature',
   'slowdown',
@@ -141,8 +144,13 @@ export interface IGpuAlert {
    */
   gpuName: string | null;
   /**
+   * The GPU's PCI bus id, which the driver's messages name it by.
+   */
+  gpuBusId: string | null;
+  /**
    * The reading that crossed the threshold: percent of memory, °C, or
-   * percent utilisation; for a slowdown, the temperature (NaN if unknown).
+   * percent utilisation; for a slowdown, the temperature (NaN if unknown);
+   * NaN for a lost GPU.
    */
   value: number;
   /**
@@ -246,7 +254,13 @@ export class GpuAlerts {
     const started: IGpuAlert[] = [];
     for (const gpu of snapshot.gpus) {
       const key = gpu.uuid ?? `#${gpu.index}`;
-      if (this._thresholds.onlyMyGpus && !Private.heldByOurKernels(gpu)) {
+      // A lost GPU is news to everyone on the server: its processes (ours
+      // among them) are gone with it.
+      if (
+        this._thresholds.onlyMyGpus &&
+        !Private.heldByOurKernels(gpu) &&
+        !Private.isLost(gpu)
+      ) {
         // No longer ours (our kernel exited): its episodes end with it, so
         // that the GPU alerts again when a kernel of ours comes back.
         this._states.delete(key);
@@ -282,6 +296,7 @@ export class GpuAlerts {
             kind,
             gpuIndex: gpu.index,
             gpuName: gpu.name,
+            gpuBusId: gpu.pci_bus_id,
             value,
             memoryUsedMiB: gpu.memory_used_mib,
             ...(kind === 'slowdown' && { reason: Private.slowing(gpu)[0] })
@@ -304,6 +319,8 @@ export class GpuAlerts {
 export const ENABLED_SETTING: {
   [K in NotificationKind]: keyof IAlertThresholds;
 } = {
+  // A lost GPU is one that can no longer be read.
+  lost: 'readFailureEnabled',
   memory: 'memoryEnabled',
   temperature: 'temperatureEnabled',
   slowdown: 'slowdownEnabled',
@@ -398,11 +415,20 @@ namespace Private {
    */
   export function idleState(): GpuState {
     return {
+      lost: { ...IDLE },
       memory: { ...IDLE },
       temperature: { ...IDLE },
       slowdown: { ...IDLE },
       lowUtilization: { ...IDLE }
     };
+  }
+
+  /**
+   * Whether the server reads the GPU as lost, whatever the source said it
+   * with (nvidia-smi's "GPU is lost", NVML's GPU_IS_LOST).
+   */
+  export function isLost(gpu: IGpu): boolean {
+    return gpu.error?.kind === 'gpu_lost';
   }
 
   /**
@@ -436,6 +462,12 @@ namespace Private {
   ): number | null {
     const memory = memoryPercent(gpu);
     switch (kind) {
+      case 'lost': {
+        const lost = isLost(gpu);
+        const starts = lost && !episode.firing;
+        episode.firing = lost;
+        return starts ? NaN : null;
+      }
       case 'memory': {
         const grew = growing(episode, gpu, timestamp);
         return crossing(

@@ -165,7 +165,10 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
             alerts.thresholds,
             trans
           )) {
-            Notification.warning(message, {
+            // A lost GPU needs someone to act; the others are warnings.
+            const notify =
+              kind === 'lost' ? Notification.error : Notification.warning;
+            notify(message, {
               autoClose: false,
               actions: actionsOf(kind)
             });

@@ -32,6 +32,11 @@ const MACHINES: {
     rows: 8
   },
   {
+    name: 'gb200-lost',
+    replay: xml('gb200-x2-gpu1-lost-driver-580.65-v13.xml'),
+    rows: 2
+  },
+  {
     name: 'a100-mig',
     replay: xml('a100-sxm4-80gb-mig-4instances-driver-535.54-v12.xml'),
     rows: 1

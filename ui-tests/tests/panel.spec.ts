@@ -3,7 +3,13 @@ import { Locator } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import {
+  failLike,
+  replaceGpus,
+  resetFakeGpu,
+  setFakeGpu,
+  SMI_FIXTURES
+} from './fakeGpu';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.
@@ -334,6 +340,48 @@ test.describe('GPU monitor panel', () => {
         ['Open GPU Monitor', "Don't show again", 'Settings']
       ]
     ]);
+  });
+
+  test('a GPU lost mid-session says so on its row with its reset, in one error notification and in the status bar', async ({
+    page,
+    baseURL
+  }) => {
+    const panel = await openFromIcon(page);
+    await expect(panel.getByRole('article')).toHaveCount(2);
+    // Two GB200 a moment later, GPU 1 lost: every reading of it in the XML
+    // says "GPU is lost", and the CSV only [N/A].
+    setFakeGpu({
+      FAKE_SMI_XML: path.join(
+        SMI_FIXTURES,
+        'xml',
+        'gb200-x2-gpu1-lost-driver-580.65-v13.xml'
+      )
+    });
+    try {
+      const lost = panel.getByRole('article', { name: /^GPU 1 NVIDIA GB200/ });
+      await expect(lost).toContainText('GPU 1 is lost');
+      await expect(lost).toContainText('sudo nvidia-smi -r');
+      await expect(
+        page.getByRole('button', { name: '⚠ GPU 1 lost' })
+      ).toBeVisible();
+      const notice = page.locator('.jp-Notification-Toast-error');
+      await expect(notice).toContainText(
+        'GPU 1 (0000:0B:00.0) is lost. Check dmesg, then reset it once no process uses it (sudo nvidia-smi -r -i 1), or reboot.'
+      );
+      await page.waitForTimeout(3000);
+      const notifications = await page.evaluate(() =>
+        window.galata.getNotifications()
+      );
+      expect(
+        notifications.filter(
+          notification =>
+            notification.type === 'error' &&
+            notification.message.includes('is lost')
+        )
+      ).toHaveLength(1);
+    } finally {
+      await replaceGpus(page, baseURL!, null);
+    }
   });
 
   test('an alert reported before the page is reloaded is not reported again while it lasts', async ({

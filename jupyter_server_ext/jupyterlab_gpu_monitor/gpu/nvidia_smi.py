@@ -196,6 +196,10 @@ def merge(
             gpu.mig_devices = known.mig_devices
             for attribute in XML_FACTS:
                 setattr(gpu, attribute, getattr(known, attribute))
+            if gpu.error is None and known.error is not None and not _has_readings(gpu):
+                # The XML said why this GPU reads nothing (lost): the CSV only prints [N/A]
+                # for it. A GPU whose readings came back (a reset) is no longer lost.
+                gpu.error = known.error
         gpu.explain_mig()
         known_processes = {p.pid: p for p in known.processes} if known is not None else {}
         gpu.processes = [
@@ -209,6 +213,13 @@ def merge(
         driver_version=driver_version or static.driver_version,
         cuda_version=static.cuda_version,
         gpus=gpus,
+    )
+
+
+def _has_readings(gpu: Gpu) -> bool:
+    return any(
+        value is not None
+        for value in (gpu.utilization_gpu, gpu.memory_used_mib, gpu.temperature_c, gpu.power_draw_w)
     )
 
 
