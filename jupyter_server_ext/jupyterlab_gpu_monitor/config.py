@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-import math
 import re
+from urllib.parse import urlsplit
 
 from traitlets import Bool, Enum, Float, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
@@ -12,6 +12,16 @@ from traitlets.config import Configurable
 from .gpu.source import SOURCE_NAMES
 
 MIN_INTERVAL_SECONDS = 0.5
+# The most each setting in seconds may be. Beyond, a value is a typo or a joke (1e308, inf) that
+# would hold a read for good, never read again, or size the history beyond any memory: a day of
+# history (about 220 MB for 8 GPUs at 1 s); a read an hour; a command that takes ten minutes.
+MAX_SECONDS = {
+    "interval": 3600.0,
+    "history_seconds": 86400.0,
+    "command_timeout": 600.0,
+    "idle_seconds": 86400.0,
+    "conda_timeout": 3600.0,
+}
 
 
 class GpuMonitor(Configurable):
@@ -32,23 +42,26 @@ class GpuMonitor(Configurable):
 
     interval = Float(
         1.0,
-        help=f"Seconds between two reads of the GPUs (at least {MIN_INTERVAL_SECONDS}).",
+        help=f"Seconds between two reads of the GPUs (at least {MIN_INTERVAL_SECONDS}, at most "
+        f"{MAX_SECONDS['interval']:g}).",
     ).tag(config=True)
 
     history_seconds = Float(
         3600.0,
-        help="How many seconds of readings the server keeps for the charts.",
+        help="How many seconds of readings the server keeps for the charts (at most "
+        f"{MAX_SECONDS['history_seconds']:g}, a day).",
     ).tag(config=True)
 
     command_timeout = Float(
         5.0,
         help="Seconds a single nvidia-smi, NVML or Prometheus read may take before it counts as "
-        "hung.",
+        f"hung (at most {MAX_SECONDS['command_timeout']:g}).",
     ).tag(config=True)
 
     idle_seconds = Float(
         30.0,
-        help="Reading stops when no client has asked for GPU data for this many seconds.",
+        help="Reading stops when no client has asked for GPU data for this many seconds (at "
+        f"most {MAX_SECONDS['idle_seconds']:g}).",
     ).tag(config=True)
 
     show_other_users_commands = Bool(
@@ -106,7 +119,8 @@ class GpuMonitor(Configurable):
 
     conda_timeout = Float(
         60.0,
-        help="Seconds a conda command may take before it is killed.",
+        help="Seconds a conda command may take before it is killed (at most "
+        f"{MAX_SECONDS['conda_timeout']:g}).",
     ).tag(config=True)
 
     # Each message names the setting, what it takes and the value given: it is the one line an
@@ -136,21 +150,33 @@ class GpuMonitor(Configurable):
                 ) from None
         return proposal.value
 
+    @validate("prometheus_url")
+    def _valid_prometheus_url(self, proposal):
+        address = urlsplit(proposal.value)
+        if proposal.value and (address.scheme not in ("http", "https") or not address.netloc):
+            raise TraitError(
+                "GpuMonitor.prometheus_url must be the http:// or https:// address of a "
+                f"Prometheus, like 'http://prometheus:9090', not {proposal.value!r}"
+            )
+        return proposal.value
+
     @validate("interval")
     def _valid_interval(self, proposal):
-        if not proposal.value >= MIN_INTERVAL_SECONDS:  # NaN too
+        most = MAX_SECONDS["interval"]
+        if not MIN_INTERVAL_SECONDS <= proposal.value <= most:  # NaN too
             raise TraitError(
-                f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} (seconds), "
-                f"not {proposal.value!r}"
+                f"GpuMonitor.interval must be at least {MIN_INTERVAL_SECONDS} and at most "
+                f"{most:g} (seconds), not {proposal.value!r}"
             )
         return proposal.value
 
     @validate("history_seconds", "command_timeout", "idle_seconds", "conda_timeout")
     def _positive(self, proposal):
-        if not 0 < proposal.value < math.inf:  # NaN too
+        most = MAX_SECONDS[proposal.trait.name]
+        if not 0 < proposal.value <= most:  # NaN and inf too
             raise TraitError(
-                f"GpuMonitor.{proposal.trait.name} must be a number of seconds above 0, "
-                f"not {proposal.value!r}"
+                f"GpuMonitor.{proposal.trait.name} must be a number of seconds above 0 and at "
+                f"most {most:g}, not {proposal.value!r}"
             )
         return proposal.value
 

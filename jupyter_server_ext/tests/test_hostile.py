@@ -427,6 +427,8 @@ HOSTILE_BODIES = [
     b'{"spans": [{"start": NaN, "end": 1}]}',
     b'{"spans": [{"start": 1e400, "end": 1e401}]}',
     b'{"spans": [{"start": 2, "end": 1}]}',
+    b'{"spans": [{"start": -1.7e308, "end": 1.7e308}]}',
+    b'{"spans": [{"start": "\\ud800", "end": 1}]}',
     b'{"spans": [{"start": "1", "end": "2"}]}',
     b'{"spans": [[1, 2]]}',
     b'{"spans": {"start": 1, "end": 2}}',
@@ -481,6 +483,7 @@ def probe_bodies(kernel_id: str) -> list[bytes]:
         {"prefix": "/dev/zero"},
         {"prefix": "/proc/self/root/proc/self/root"},
         {"prefix": "/tmp/\u2603\U0001f525"},
+        {"prefix": "/tmp/\ud800"},  # a lone surrogate: JSON can escape it, UTF-8 cannot hold it
         {"cuda_visible_devices": "-1,abc,,GPU-nope,99"},
         {"cuda_visible_devices": 0},
         {"conda_prefix": ["x"]},
@@ -551,6 +554,31 @@ async def test_hostile_input_on_every_route_gets_an_answer_and_no_500(
             assert len(message_of(response)) < 1000, path[:120]  # never an echo of the input
     assert failures == []
     assert tracebacks(server_log) == []
+
+
+@pytest.mark.parametrize(
+    ("route", "body", "words"),
+    [
+        # Spans a float can hold whose length it cannot: the answer would say Infinity.
+        ("spans", {"spans": [{"start": -1.7e308, "end": 1.7e308}]}, "spans[0].start"),
+        # A lone surrogate, which JSON escapes and no UTF-8 text holds.
+        ("diagnose", {"probe": {**PLAIN_PROBE, "prefix": "/tmp/\ud800"}}, "probe.prefix"),
+    ],
+)
+async def test_numbers_and_text_no_answer_could_carry_are_a_400_that_names_them(
+    fake_smi, jp_fetch, jp_base_url, raw_fetch, route, body, words
+):
+    kernel_id = await notebook_kernel(jp_fetch, "x.ipynb")
+    path = (
+        api(jp_base_url, "kernels", kernel_id, "spans")
+        if route == "spans"
+        else api(jp_base_url, "diagnose")
+    )
+    if route == "diagnose":
+        body = {"kernel_id": kernel_id, **body}
+    answer = await raw_fetch(path, "POST", json.dumps(body).encode())
+    assert answer.code == 400
+    assert words in message_of(answer)
 
 
 async def test_metrics_accept_values_get_an_answer(fake_smi, jp_base_url, raw_fetch):
@@ -723,6 +751,19 @@ def started_kernels(server) -> list[psutil.Process]:
             ["GpuMonitor.prometheus_selector", "in braces", "'Hostname=node-7'"],
         ),
         ("--GpuMonitor.command_timeout=0", ["GpuMonitor.command_timeout", "above 0", "not 0.0"]),
+        # Values that validated once and broke the server: a read that never comes (a 500,
+        # then the same snapshot for good), a history beyond any memory (a crash at start),
+        # a read that may hang for ever, a Prometheus address that is a file.
+        ("--GpuMonitor.interval=inf", ["GpuMonitor.interval", "at most 3600", "not inf"]),
+        (
+            "--GpuMonitor.history_seconds=1e20",
+            ["GpuMonitor.history_seconds", "at most 86400", "not 1e+20"],
+        ),
+        ("--GpuMonitor.command_timeout=1e9", ["GpuMonitor.command_timeout", "at most 600"]),
+        (
+            "--GpuMonitor.prometheus_url=file:///etc/passwd",
+            ["GpuMonitor.prometheus_url", "http:// or https://", "'file:///etc/passwd'"],
+        ),
     ],
 )
 def test_an_invalid_setting_leaves_a_server_that_says_why_and_stops_with_its_kernels(
