@@ -13,7 +13,8 @@ import { ISignal } from '@lumino/signaling';
 import {
   EnvironmentFileStyle,
   IEnvironment,
-  IEnvironmentPackages
+  IEnvironmentPackages,
+  IUnreadableEnvironment
 } from './restapi/envs';
 import { IGpuSnapshot, IMachineSeries } from './restapi/gpus';
 import { IDiagnosis, IFinding, IKernelProbe } from './restapi/inspector';
@@ -523,6 +524,11 @@ export interface IEnvironmentCatalog {
    * The environments; null before they are loaded.
    */
   readonly environments: readonly IEnvironment[] | null;
+  /**
+   * The folders the server could not read as environments (files that did
+   * not answer in time, a path that is not UTF-8), each with why.
+   */
+  readonly unreadable: readonly IUnreadableEnvironment[];
   /**
    * Why loading failed; null otherwise.
    */

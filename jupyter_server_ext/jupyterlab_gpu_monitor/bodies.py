@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import blocking
-from .contract import validator
+from .contract import is_text, validator
 
 # A diagnose body is a few kB, 2000 spans about 100 kB: more is no client of ours.
 MAX_BODY_BYTES = 1024 * 1024
@@ -53,7 +53,30 @@ def _parse_and_check(raw: bytes, payload: str) -> Any:
     error = _first_error(validator(payload).iter_errors(body))
     if error is not None:
         raise BadBody(400, error)
+    not_text = _first_lone_surrogate(body)
+    if not_text is not None:
+        # JSON may escape half of a UTF-16 pair ("\ud800"); no UTF-8 answer, path or command
+        # can hold it, and a handler that echoes it would fail as it writes.
+        raise BadBody(400, f"{_field(not_text)} holds a lone surrogate, which is not text")
     return body
+
+
+def _first_lone_surrogate(value: Any) -> list | None:
+    """The path of the first key or string of ``value`` that UTF-8 cannot encode; None when
+    every one can. (The nesting is bounded by the parser.)"""
+    pending: list[tuple[list, Any]] = [([], value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, str) and not is_text(item):
+            return path
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if not is_text(key):
+                    return [*path, key.encode("utf-8", "replace").decode()]
+                pending.append(([*path, key], child))
+        elif isinstance(item, list):
+            pending.extend(([*path, index], child) for index, child in enumerate(item))
+    return None
 
 
 def parse_json(raw: bytes) -> Any:

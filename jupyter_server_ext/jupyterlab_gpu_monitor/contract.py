@@ -42,3 +42,14 @@ def validator(name: str):
 
     definitions = document(_group_of()[name])["$defs"]
     return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": definitions})
+
+
+def is_text(value: str) -> bool:
+    """Whether a string can be part of an answer: UTF-8 holds it. A name that is not UTF-8 on
+    disk reaches Python with surrogates (surrogateescape), and JSON can escape half of a UTF-16
+    pair ("\\ud800"): neither is text an answer, a URL or a command can carry."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

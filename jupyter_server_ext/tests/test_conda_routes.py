@@ -126,6 +126,21 @@ async def test_export_in_each_style(home, jp_fetch):
     assert b"  - python=3.13.2=hfd29fff_1_cp313t\n" in builds.body
 
 
+async def test_a_folder_whose_name_is_not_utf8_is_listed_unreadable_not_a_500(home, jp_fetch):
+    # A Latin-1 name (b"caf\xe9") in an envs folder: Python names it with a surrogate, which no
+    # JSON answer can carry.
+    envs = os.fsencode(home / "miniconda3" / "envs")
+    latin1 = os.path.join(envs, b"caf\xe9")
+    os.makedirs(os.path.join(latin1, b"conda-meta"))
+    listing = await get_json(jp_fetch, "envs")
+    assert "devops" in {environment["name"] for environment in listing["environments"]}
+    (unreadable,) = listing["unreadable"]
+    assert unreadable["prefix"].endswith("/envs/caf\ufffd")
+    assert "not UTF-8" in unreadable["message"]
+    # The other routes, which read the same listing, answer too.
+    assert (await get_json(jp_fetch, "envs", "devops"))["environment"]["name"] == "devops"
+
+
 async def test_unknown_environment_is_404(home, jp_fetch):
     code, error = await fetch_error(jp_fetch, "envs", "nope")
     assert code == 404 and "no environment is named 'nope'" in error["message"]

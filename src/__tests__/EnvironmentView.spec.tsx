@@ -43,6 +43,7 @@ function recordedCatalog(): IEnvironmentCatalog {
   const packages = torchCpuPackages();
   return {
     environments: environmentList().environments,
+    unreadable: environmentList().unreadable,
     failure: null,
     changed: new Signal<IEnvironmentCatalog, void>({} as IEnvironmentCatalog),
     load: () => Promise.resolve(),
@@ -349,6 +350,29 @@ describe('EnvironmentTable', () => {
     expect(names(table)).toEqual(['main']);
     fireEvent.change(search, { target: { value: 'nothing-like-it' } });
     expect(table.textContent).toContain('No environment matches.');
+  });
+
+  it('lists the folders the server could not read, each with why', () => {
+    // As the server lists a folder named in Latin-1 (test_conda_routes.py).
+    const given = props();
+    given.catalog = {
+      ...given.catalog,
+      unreadable: [
+        {
+          prefix: '/opt/conda/envs/caf\ufffd',
+          origin: 'envs folder /opt/conda/envs',
+          message:
+            'its path is not UTF-8 text, which the server cannot send nor a command name: rename the folder (its name on disk shows here with replacement characters)'
+        }
+      ]
+    };
+    const { getByRole } = render(<EnvironmentTable {...given} />);
+    const folders = getByRole('list', {
+      name: 'Folders that could not be read'
+    });
+    expect(folders.textContent).toBe(
+      '/opt/conda/envs/caf\ufffd could not be read: its path is not UTF-8 text, which the server cannot send nor a command name: rename the folder (its name on disk shows here with replacement characters)'
+    );
   });
 
   it("marks the kernel's environment", () => {

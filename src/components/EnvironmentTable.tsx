@@ -208,6 +208,22 @@ export function EnvironmentTable(
           })}
         </tbody>
       </table>
+      {catalog.unreadable.length > 0 && (
+        <ul
+          className="jp-GpuMonitor-unreadable"
+          aria-label={trans.__('Folders that could not be read')}
+        >
+          {catalog.unreadable.map(folder => (
+            <li key={folder.prefix} title={folder.origin}>
+              {trans.__(
+                '%1 could not be read: %2',
+                folder.prefix,
+                folder.message
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
     </>
   );
 }

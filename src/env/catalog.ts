@@ -12,7 +12,8 @@ import {
   EnvironmentFileStyle,
   IEnvironment,
   IEnvironmentPackages,
-  IPackageRecord
+  IPackageRecord,
+  IUnreadableEnvironment
 } from '../restapi/envs';
 
 /**
@@ -102,6 +103,13 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   }
 
   /**
+   * The folders the server could not read as environments, each with why.
+   */
+  get unreadable(): readonly IUnreadableEnvironment[] {
+    return this._unreadable;
+  }
+
+  /**
    * Why loading failed; null otherwise.
    */
   get failure(): IRequestFailure | null {
@@ -163,6 +171,7 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
     try {
       const listing = await fetchEnvironments(this._serverSettings);
       this._environments = listing.environments;
+      this._unreadable = listing.unreadable;
       this._failure = null;
       this._packages.clear();
     } catch (error) {
@@ -183,6 +192,7 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
 
   private _serverSettings: ServerConnection.ISettings;
   private _environments: readonly IEnvironment[] | null = null;
+  private _unreadable: readonly IUnreadableEnvironment[] = [];
   private _failure: IRequestFailure | null = null;
   private _loading: Promise<void> | null = null;
   private _packages = new Map<string, IEnvironmentPackages>();

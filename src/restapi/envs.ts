@@ -22,7 +22,7 @@ export interface IEnvironment {
    */
   name: string;
   /**
-   * Its folder.
+   * Its folder; a byte of a name that is not UTF-8 shows as U+FFFD.
    */
   prefix: string;
   /**
@@ -70,11 +70,11 @@ export interface ICondaEnvironmentDetails {
 }
 
 /**
- * A folder that may be an environment whose files did not answer in time (a network filesystem that hangs, a FIFO where conda keeps a file); it is read again once they answer.
+ * A folder that may be an environment but cannot be listed: its files did not answer in time (a network filesystem that hangs, a FIFO where conda keeps a file; it is read again once they answer), or its path is not UTF-8 (renaming it is the way).
  */
 export interface IUnreadableEnvironment {
   /**
-   * Its folder.
+   * Its folder; a byte of a name that is not UTF-8 shows as U+FFFD.
    */
   prefix: string;
   /**
@@ -88,7 +88,7 @@ export interface IUnreadableEnvironment {
 }
 
 /**
- * The answer of `GET envs[?use_conda=1]`: every environment found, and the folders whose files did not answer in time; also in the shape of `conda env list --json` (`envs`, `envs_details`), so that scripts written for conda's output read it.
+ * The answer of `GET envs[?use_conda=1]`: every environment found, and the folders that could not be read (files that did not answer in time, a path that is not UTF-8); also in the shape of `conda env list --json` (`envs`, `envs_details`), so that scripts written for conda's output read it.
  */
 export interface IEnvironmentList {
   /**
@@ -96,7 +96,7 @@ export interface IEnvironmentList {
    */
   environments: IEnvironment[];
   /**
-   * The folders whose files did not answer within the listing's bound, with why: not in `environments` (nor in `envs`) until they answer.
+   * The folders that could not be read, with why (files that did not answer within the listing's bound, a path that is not UTF-8): not in `environments` (nor in `envs`).
    */
   unreadable: IUnreadableEnvironment[];
   /**

@@ -26,6 +26,7 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from .. import blocking
+from ..contract import is_text
 from ..translation import gettext
 from .errors import AmbiguousEnvironment, EnvironmentFilesTimeout, EnvironmentNotFound
 from .kernelspecs import Launch, launches
@@ -128,6 +129,18 @@ def _unreadable(
     return UnreadableEnvironment(candidate.prefix, candidate.origin, message)
 
 
+def _not_text(candidate: Candidate) -> UnreadableEnvironment:
+    """The entry of a folder whose path is not UTF-8, shown with replacement characters."""
+    shown = candidate.prefix.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    _notices.warn(f"skipped {shown!r} (from {candidate.origin}): its path is not UTF-8")
+    message = gettext(
+        "its path is not UTF-8 text, which the server cannot send nor a command name: rename "
+        "the folder (its name on disk shows here with replacement characters)"
+    )
+    origin = candidate.origin.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return UnreadableEnvironment(shown, origin, message)
+
+
 def _environment_id(scan: PrefixScan, names: Counter) -> str:
     if names[scan.name] == 1 and _ID.match(scan.name):
         return scan.name
@@ -215,7 +228,12 @@ async def _discover(
         _notices.warn(problem)
     # What is left of the bound: the listing as a whole answers within it.
     remaining = max(0.0, deadline - loop.time())
-    candidates = found_search.candidates
+    candidates = [c for c in found_search.candidates if is_text(c.prefix)]
+    unreadable = [
+        _not_text(candidate)
+        for candidate in found_search.candidates
+        if not is_text(candidate.prefix)
+    ]
     reads = await asyncio.gather(
         *(
             blocking.run(
@@ -226,7 +244,6 @@ async def _discover(
         return_exceptions=True,
     )
     found: list[tuple[PrefixScan, str]] = []
-    unreadable: list[UnreadableEnvironment] = []
     for candidate, read in zip(candidates, reads):
         if isinstance(read, blocking.TimedOut):
             unreadable.append(_unreadable(candidate, read, timeout_seconds))
