@@ -337,8 +337,8 @@ def test_an_invalid_setting_is_one_line_naming_the_option_or_the_file(tmp_path):
     on_the_command_line = run("snapshot", "--command-timeout=-1")
     assert on_the_command_line.returncode == 2 and on_the_command_line.stdout == ""
     assert on_the_command_line.stderr == (
-        "jupyter-gpu-monitor snapshot: --command-timeout must be a number of seconds above 0, "
-        "not -1.0\n"
+        "jupyter-gpu-monitor snapshot: --command-timeout must be a number of seconds above 0 "
+        "and at most 600, not -1.0\n"
     )
     wrong_type = run("snapshot", "--command-timeout", "soon")
     assert wrong_type.stderr == (
