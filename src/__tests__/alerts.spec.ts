@@ -3,7 +3,7 @@
  */
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { alertMessage, alertMessages } from '../gpu/alertMessages';
+import { alertMessage, alertNotices } from '../gpu/alertMessages';
 import {
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
@@ -273,6 +273,7 @@ describe('alertMessage', () => {
   const alert = (changes: Partial<IGpuAlert>): IGpuAlert => ({
     kind: 'memory',
     gpuIndex: 0,
+    gpuKey: 'GPU-0',
     gpuName: 'NVIDIA RTX A5000',
     gpuBusId: '00000000:01:00.0',
     value: 91.34,
@@ -365,7 +366,17 @@ describe('a lost GPU', () => {
     expect(started.map(alert => [alert.kind, alert.gpuIndex])).toEqual([
       ['lost', 1]
     ]);
-    expect(alertMessages(started, DEFAULT_ALERT_THRESHOLDS, trans)).toEqual([
+    expect(
+      messagesOf(
+        alertNotices(
+          started,
+          new Map(),
+          () => true,
+          DEFAULT_ALERT_THRESHOLDS,
+          trans
+        )
+      )
+    ).toEqual([
       {
         kind: 'lost',
         message:
@@ -491,7 +502,7 @@ describe('SourceHealth', () => {
   });
 });
 
-describe('alertMessages', () => {
+describe('alertNotices', () => {
   it('gives one message per kind of alert that started, naming its GPUs', () => {
     const alerts = new GpuAlerts({
       ...EVERY_GPU,
@@ -504,7 +515,11 @@ describe('alertMessages', () => {
       })
     );
 
-    expect(alertMessages(started, alerts.thresholds, trans)).toEqual([
+    expect(
+      messagesOf(
+        alertNotices(started, new Map(), () => true, alerts.thresholds, trans)
+      )
+    ).toEqual([
       {
         kind: 'memory',
         message: 'GPUs 0, 1: memory above the 90% alert threshold.'
@@ -515,4 +530,49 @@ describe('alertMessages', () => {
       }
     ]);
   });
+
+  it('replaces the notice of a kind with one naming the GPUs still in an episode, not those whose episode ended', () => {
+    const alerts = new GpuAlerts({
+      ...EVERY_GPU,
+      memoryEnabled: false,
+      lowUtilizationEnabled: false
+    });
+    const [zeroHot] = alerts.update(a5000At(1, { 0: { temperature_c: 85 } }));
+    const shown = new Map([['temperature' as const, [zeroHot]]]);
+
+    // GPU 1 heats up while GPU 0 is still hot: one notice names both.
+    const oneHot = alerts.update(
+      a5000At(2, { 0: { temperature_c: 84 }, 1: { temperature_c: 88 } })
+    );
+    const [both] = alertNotices(
+      oneHot,
+      shown,
+      alert => alerts.isFiring(alert),
+      alerts.thresholds,
+      trans
+    );
+    expect(both.message).toBe('GPUs 0, 1: above the 80 °C alert threshold.');
+
+    // GPU 0 cooled down, then GPU 1 heats up again after cooling: only GPU 1.
+    alerts.update(
+      a5000At(3, { 0: { temperature_c: 40 }, 1: { temperature_c: 40 } })
+    );
+    const again = alerts.update(a5000At(4, { 1: { temperature_c: 88 } }));
+    const [alone] = alertNotices(
+      again,
+      new Map([['temperature' as const, both.alerts]]),
+      alert => alerts.isFiring(alert),
+      alerts.thresholds,
+      trans
+    );
+    expect(alone.message).toBe(
+      'GPU 1 (NVIDIA RTX A5000): 88 °C, above the 80 °C alert threshold.'
+    );
+  });
 });
+
+function messagesOf(
+  notices: { kind: string; message: string }[]
+): { kind: string; message: string }[] {
+  return notices.map(({ kind, message }) => ({ kind, message }));
+}

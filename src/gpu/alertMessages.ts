@@ -48,20 +48,32 @@ export function alertMessage(
 }
 
 /**
- * The notifications of the alerts that started together: one per kind of
- * alert, naming every GPU it concerns.
+ * The notification of each kind of alert that started: it names the GPUs
+ * whose alerts of that kind just started, and those the notification of
+ * that kind named before whose episodes are still under way, since it
+ * replaces that notification and must not drop a GPU that is, say, still
+ * too hot. In the order of the GPUs.
  */
-export function alertMessages(
+export function alertNotices(
   started: readonly IGpuAlert[],
+  shownBefore: ReadonlyMap<GpuAlertKind, readonly IGpuAlert[]>,
+  stillFiring: (alert: IGpuAlert) => boolean,
   thresholds: IAlertThresholds,
   trans: TranslationBundle
-): { kind: GpuAlertKind; message: string }[] {
+): { kind: GpuAlertKind; alerts: IGpuAlert[]; message: string }[] {
   return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
-    .filter(alerts => alerts.length > 0)
-    .map(alerts => ({
-      kind: alerts[0].kind,
-      message: alertMessage(alerts, thresholds, trans)
-    }));
+    .filter(fresh => fresh.length > 0)
+    .map(fresh => {
+      const kind = fresh[0].kind;
+      const renewed = new Set(fresh.map(alert => alert.gpuKey));
+      const alerts = [
+        ...(shownBefore.get(kind) ?? []).filter(
+          alert => !renewed.has(alert.gpuKey) && stillFiring(alert)
+        ),
+        ...fresh
+      ].sort((a, b) => a.gpuIndex - b.gpuIndex);
+      return { kind, alerts, message: alertMessage(alerts, thresholds, trans) };
+    });
 }
 
 /**

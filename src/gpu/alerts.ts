@@ -140,6 +140,11 @@ export interface IGpuAlert {
    */
   gpuIndex: number;
   /**
+   * The GPU's UUID, or "#" and its index when it has none: what its
+   * episodes are kept under.
+   */
+  gpuKey: string;
+  /**
    * The GPU's product name.
    */
   gpuName: string | null;
@@ -221,6 +226,13 @@ export class GpuAlerts {
   }
 
   /**
+   * Whether the episode an alert started is still under way.
+   */
+  isFiring(alert: IGpuAlert): boolean {
+    return this._states.get(alert.gpuKey)?.[alert.kind].firing ?? false;
+  }
+
+  /**
    * Take the episodes an earlier load of the page reported (see
    * {@link firing}) as reported: a condition that still holds is no news.
    */
@@ -295,6 +307,7 @@ export class GpuAlerts {
           started.push({
             kind,
             gpuIndex: gpu.index,
+            gpuKey: key,
             gpuName: gpu.name,
             gpuBusId: gpu.pci_bus_id,
             value,

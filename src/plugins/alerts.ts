@@ -13,13 +13,16 @@ import { IDisposable } from '@lumino/disposable';
 import {
   DEFAULT_ALERT_THRESHOLDS,
   ENABLED_SETTING,
+  GpuAlertKind,
   GpuAlerts,
   IAlertThresholds,
+  IGpuAlert,
   NotificationKind,
   SourceHealth
 } from '../gpu/alerts';
 import { describeFailure } from '../gpu/failure';
-import { notificationText } from '../notification';
+import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
+import { NotificationSlots } from '../notificationSlots';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 
@@ -34,7 +37,10 @@ const FIRING_STATE = 'jupyterlab-gpu-monitor:alerts:firing';
  * a threshold of the settings, once per episode (by default only about GPUs
  * this server's kernels use; not again on the next load of the page while
  * it lasts), each with "Don't show again" and a link to the settings; and
- * one when the GPUs stop being readable, one when they are back.
+ * one when the GPUs stop being readable, one when they are back. One
+ * notification per kind of alert: a new episode replaces the notification
+ * of its kind. Warnings close by themselves; errors (a lost GPU, GPUs that
+ * can no longer be read) stay until closed.
  */
 export const alertsPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-gpu-monitor:alerts',
@@ -66,6 +72,9 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
     );
     // The "can no longer be read" notification, dismissed when they are back.
     let lostNotice: string | null = null;
+    // The notification of each kind of alert, and the alerts it names.
+    const notices = new NotificationSlots();
+    const named = new Map<GpuAlertKind, IGpuAlert[]>();
     let settings: ISettingRegistry.ISettings | null = null;
     // The alerts poll only while one of them is on.
     let watcher: IDisposable | null = null;
@@ -159,17 +168,21 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
       }
       // The words of the alerts load with the first of them.
       import('../gpu/alertMessages').then(
-        ({ alertMessages }) => {
-          for (const { kind, message } of alertMessages(
+        ({ alertNotices }) => {
+          const shownBefore = new Map(
+            [...named].filter(([kind]) => notices.has(kind))
+          );
+          for (const { kind, alerts: shown, message } of alertNotices(
             started,
+            shownBefore,
+            alert => alerts.isFiring(alert),
             alerts.thresholds,
             trans
           )) {
+            named.set(kind, shown);
             // A lost GPU needs someone to act; the others are warnings.
-            const notify =
-              kind === 'lost' ? Notification.error : Notification.warning;
-            notify(message, {
-              autoClose: false,
+            notices.show(kind, kind === 'lost' ? 'error' : 'warning', message, {
+              autoClose: kind === 'lost' ? false : WARNING_AUTO_CLOSE_MS,
               actions: actionsOf(kind)
             });
           }

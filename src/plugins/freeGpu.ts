@@ -16,6 +16,7 @@ import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { formatList } from '../gpu/units';
 import type { IRoomNeeded } from '../gpu/freeGpu';
+import { WARNING_AUTO_CLOSE_MS } from '../notification';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 import {
   CommandIDs,
@@ -125,7 +126,7 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
             trans
           );
           if (typeof choice === 'string') {
-            Notification.warning(choice, { autoClose: 10000 });
+            Notification.warning(choice, { autoClose: WARNING_AUTO_CLOSE_MS });
             return;
           }
           gpus = choice;
@@ -147,7 +148,20 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
             trans.__(
               'This kernel already uses the GPU: restart it, then run the new first cell.'
             ),
-            { autoClose: 10000 }
+            {
+              autoClose: WARNING_AUTO_CLOSE_MS,
+              actions: [
+                {
+                  label: trans.__('Restart Kernel'),
+                  caption: trans.__(
+                    'Restart the kernel, so that it sees only the chosen GPUs'
+                  ),
+                  callback: () => {
+                    void panel.sessionContext.restartKernel();
+                  }
+                }
+              ]
+            }
           );
         }
       }

@@ -21,7 +21,8 @@ import { CommandRegistry } from '@lumino/commands';
 
 import { writeFingerprint } from '../env/fingerprintRecord';
 import { diceIcon } from '../icons';
-import { notificationText } from '../notification';
+import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
+import { NotificationSlots } from '../notificationSlots';
 import type { Framework } from '../seed/frameworks';
 import {
   CommandIDs,
@@ -289,6 +290,7 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
       })
     });
 
+    const driftWarnings = new NotificationSlots();
     inspector.driftFound.connect((_, drift) => {
       const actions = [
         {
@@ -308,9 +310,12 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
           }
         });
       }
-      Notification.warning(
+      // One per notebook: a drift found again replaces the last one.
+      driftWarnings.show(
+        inspector.target?.label ?? '',
+        'warning',
         Private.driftMessage(inspector.target?.label ?? '', drift, trans),
-        { autoClose: false, actions }
+        { autoClose: WARNING_AUTO_CLOSE_MS, actions }
       );
     });
 

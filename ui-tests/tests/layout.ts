@@ -22,6 +22,35 @@ export async function cutOffTexts(root: Locator): Promise<string[]> {
 }
 
 /**
+ * The words under `root` that the browser broke across two lines ("Settin" on
+ * one, "gs" on the next), each with the class of its element. Words in the
+ * Latin script: Chinese text breaks between any two characters.
+ */
+export async function brokenWords(root: Locator): Promise<string[]> {
+  return root.evaluate(element => {
+    const broken: string[] = [];
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (const match of text.matchAll(/[\p{Script=Latin}\p{N}'’]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, match.index!);
+        range.setEnd(node, match.index! + match[0].length);
+        const lines = new Set(
+          Array.from(range.getClientRects())
+            .filter(rect => rect.width > 0)
+            .map(rect => Math.round(rect.top))
+        );
+        if (lines.size > 1) {
+          broken.push(`${node.parentElement?.className}: ${match[0]}`);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
+/**
  * The texts under `root` that do not reach WCAG AA against the background
  * they are drawn on (4.5:1, 3:1 for large text: 24 px, or 18.66 px bold), each
  * as its class, text and contrast. The background is what the browser paints

@@ -10,6 +10,7 @@ import {
   setFakeGpu,
   SMI_FIXTURES
 } from './fakeGpu';
+import { brokenWords, lowContrastTexts } from './layout';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.
@@ -310,6 +311,9 @@ test.describe('GPU monitor panel', () => {
       await expect(
         lost.getByRole('button', { name: 'Settings' })
       ).toBeVisible();
+      // Its three buttons in the notification's 25em, each word whole.
+      expect(await brokenWords(lost)).toEqual([]);
+      expect(await lowContrastTexts(lost)).toEqual([]);
       await expect(panel.getByRole('article')).toHaveCount(2);
       await expect(panel.locator('.jp-GpuMonitor-readings')).toHaveClass(
         /jp-mod-stale/
@@ -422,6 +426,62 @@ test.describe('GPU monitor panel', () => {
           notification => notification.message
         )
       ).toEqual([]);
+    } finally {
+      await replaceGpus(page, baseURL!, null);
+    }
+  });
+
+  test('a new alert of a kind replaces the notification of that kind, naming every GPU still in it, and closes by itself', async ({
+    page,
+    baseURL
+  }) => {
+    // The eight V100S at 57 to 66 °C: GPUs 0 and 5 above 62 °C, 3 and 6 too
+    // above 60 °C.
+    await replaceGpus(page, baseURL!, {
+      FAKE_SMI_XML: path.join(
+        SMI_FIXTURES,
+        'xml',
+        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
+      )
+    });
+    const setAlerts = (changes: [string, boolean | number][]) =>
+      page.evaluate(async changes => {
+        const registry = await window.galata.getPlugin(
+          '@jupyterlab/apputils-extension:settings'
+        );
+        for (const [key, value] of changes) {
+          await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
+        }
+      }, changes);
+    const temperatureNotices = async () =>
+      (await page.evaluate(() => window.galata.getNotifications()))
+        .filter(notification => notification.message.includes('°C'))
+        .map(notification => notification.message);
+    try {
+      await setAlerts([
+        ['onlyMyGpus', false],
+        ['memoryEnabled', false],
+        ['lowUtilizationEnabled', false],
+        ['temperatureCelsius', 62]
+      ]);
+      await expect(
+        page.getByText('GPUs 0, 5: above the 62 °C alert threshold.')
+      ).toBeVisible();
+
+      await setAlerts([['temperatureCelsius', 60]]);
+      const both = page.locator('.jp-Notification-Toast-warning', {
+        hasText: 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.'
+      });
+      await expect(both).toBeVisible();
+      expect(await temperatureNotices()).toEqual([
+        'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.'
+      ]);
+      expect(await brokenWords(both)).toEqual([]);
+
+      // A warning leaves the screen by itself and stays in the
+      // notification centre.
+      await expect(both).toBeHidden({ timeout: 30000 });
+      expect(await temperatureNotices()).toHaveLength(1);
     } finally {
       await replaceGpus(page, baseURL!, null);
     }
