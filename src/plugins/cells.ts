@@ -2,7 +2,6 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { Notification } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
@@ -22,6 +21,8 @@ import { SpanQueue } from '../cells/spanQueue';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { CellGpuLines } from '../components/CellGpuLines';
 import { kernelHoldings } from '../gpu/processes';
+import { WARNING_AUTO_CLOSE_MS } from '../notification';
+import { NotificationSlots } from '../notificationSlots';
 import {
   CommandIDs,
   ICellGpuRuns,
@@ -113,41 +114,58 @@ export const cellsPlugin: JupyterFrontEndPlugin<ICellGpuRuns> = {
       }
     };
 
+    // The fit warning of each notebook, replaced by its next check.
+    const fitWarnings = new NotificationSlots();
     const checkOnOpen = async (runs: NotebookGpuRuns, panel: NotebookPanel) => {
-      const need = runs.need;
-      if (need === null) {
+      if (runs.need === null) {
         return;
+      }
+      // What the notebook's own kernel holds is room for it: checked before
+      // that kernel is known, a reloaded notebook was told it did not fit on
+      // the GPU its kernel runs on (3 of 4 reloads).
+      try {
+        await panel.sessionContext.ready;
+      } catch {
+        // No kernel could start: nothing of the GPUs is the notebook's.
       }
       await model.read();
-      if (panel.isDisposed || model.snapshot === null) {
+      const need = runs.need;
+      if (panel.isDisposed || model.snapshot === null || need === null) {
         return;
       }
+      const kernelId = panel.sessionContext.session?.kernel?.id ?? null;
       const { checkFit, fitWarning, gpusVisibleTo } =
         await import('../cells/fit');
       const { useGpusCaption, useGpusLabel } = await import('../gpu/freeGpu');
       const visible = gpusVisibleTo(runs.path, model.kernelGpus);
-      const fit = checkFit(need, model.snapshot, visible, runs.kernelId);
+      const fit = checkFit(need, model.snapshot, visible, kernelId);
       if (fit === null || fit.fits) {
+        fitWarnings.dismiss(runs.path);
         return;
       }
       const gpus = fit.suggestion;
-      Notification.warning(fitWarning(runs.path, need, fit, trans), {
-        autoClose: false,
-        actions: gpus
-          ? [
-              {
-                label: useGpusLabel(gpus, trans),
-                caption: useGpusCaption(trans),
-                callback: () => {
-                  void app.commands.execute(CommandIDs.useGpu, {
-                    gpus,
-                    path: runs.path
-                  });
+      fitWarnings.show(
+        runs.path,
+        'warning',
+        fitWarning(runs.path, need, fit, trans),
+        {
+          autoClose: WARNING_AUTO_CLOSE_MS,
+          actions: gpus
+            ? [
+                {
+                  label: useGpusLabel(gpus, trans),
+                  caption: useGpusCaption(trans),
+                  callback: () => {
+                    void app.commands.execute(CommandIDs.useGpu, {
+                      gpus,
+                      path: runs.path
+                    });
+                  }
                 }
-              }
-            ]
-          : []
-      });
+              ]
+            : []
+        }
+      );
     };
 
     const track = (panel: NotebookPanel): void => {

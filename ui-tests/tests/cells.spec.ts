@@ -192,6 +192,52 @@ test.describe('which cell used the GPU', () => {
       notifications.filter(notification => notification.message === warning)
     ).toHaveLength(1);
   });
+
+  test('a notebook reloaded while its own kernel holds the GPUs it needs is never told it does not fit', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    const name = 'reload-fit.ipynb';
+    const notebookPath = await openNotebookWith(
+      page,
+      tmpPath,
+      name,
+      'python3',
+      ['import time', 'time.sleep(5)  # takes the two A5000']
+    );
+    await page.notebook.runCell(0);
+    try {
+      await page.notebook.runCell(1, { wait: false });
+      await page.waitForTimeout(1500);
+      await holdGpuMemory(page, baseURL!, notebookPath);
+      await page.notebook.waitForRun(1);
+      await expect(cellLine(page, 1)).toHaveText(/^GPU 0: peak 21\.9 GiB/);
+      await page.notebook.save();
+
+      // 19.4 GiB on each of two GPUs with 1.6 and 6.7 GiB free: it fits
+      // only because its own kernel holds 21.9 and 16.8 GiB of them.
+      for (let reload = 0; reload < 6; reload++) {
+        // Not the launcher, which Galata waits for by default: the notebook.
+        await page.reload({ waitForIsReady: false });
+        await expect(page.locator('.jp-NotebookPanel')).toBeVisible();
+        await expect(
+          page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]')
+        ).toBeVisible();
+        await page.waitForTimeout(3000);
+        const notifications = await page.evaluate(() =>
+          window.galata.getNotifications()
+        );
+        expect(
+          notifications
+            .map(notification => notification.message)
+            .filter(message => message.includes('at its peak'))
+        ).toEqual([]);
+      }
+    } finally {
+      resetFakeGpu();
+    }
+  });
 });
 
 /**
