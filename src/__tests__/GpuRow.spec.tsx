@@ -124,6 +124,31 @@ describe('GpuRow', () => {
     );
   });
 
+  it('tells a GPU at 95 % of its memory or more from one at 91 %, in colour and in words', () => {
+    const { getAllByRole } = render(
+      <>
+        {v100sX8Snapshot().gpus.map(gpu => (
+          <GpuRow key={gpu.index} gpu={gpu} kernelGpus={null} trans={trans} />
+        ))}
+      </>
+    );
+
+    const memory = getAllByRole('meter', { name: 'Memory' });
+    expect(memory.map(meter => meter.getAttribute('aria-valuetext'))).toEqual([
+      '30.9 / 31.7 GiB, nearly full',
+      '28.9 / 31.7 GiB',
+      '28.8 / 31.7 GiB',
+      '31.3 / 31.7 GiB, nearly full',
+      '28.8 / 31.7 GiB',
+      '31.4 / 31.7 GiB, nearly full',
+      '31.4 / 31.7 GiB, nearly full',
+      '28.8 / 31.7 GiB'
+    ]);
+    expect(
+      memory.map(meter => meter.classList.contains('jp-mod-warn'))
+    ).toEqual([true, false, false, true, false, true, true, false]);
+  });
+
   it('shows the MIG instances with their memory, and "MIG" where MIG hides the utilization', () => {
     const gpu = a100MigSnapshot().gpus[0];
 

@@ -6,7 +6,8 @@ import { GpuModel } from '../gpu/model';
 import {
   a5000KernelSnapshot,
   a5000Kernels,
-  gb200LostSnapshot
+  gb200LostSnapshot,
+  v100sX8Snapshot
 } from './payloads';
 import { a5000Server, endpoint, fakeServer, jsonResponse } from './server';
 
@@ -47,9 +48,27 @@ describe('GpuStatusItem', () => {
       '2 GPUs · mean 0 % · 38.8/48.0 GiB'
     );
     expect(item.hasClass('jp-mod-error')).toBe(false);
+    expect(item.hasClass('jp-mod-warn')).toBe(false);
 
     (await button()).click();
     expect(onOpen).toHaveBeenCalledTimes(1);
+  });
+
+  it('is marked as a warning, with why in its tooltip, while a GPU it counts is nearly out of memory', async () => {
+    const server = fakeServer(request =>
+      endpoint(request) === 'gpus' ? v100sX8Snapshot() : jsonResponse({}, 404)
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+    item = new GpuStatusItem({ model, onOpen: jest.fn() });
+    Widget.attach(item, document.body);
+    model.watch();
+    await model.refresh();
+
+    expect((await button()).title).toMatch(
+      /^GPUs 0, 3, 5, 6 are nearly out of memory/
+    );
+    expect(item.hasClass('jp-mod-warn')).toBe(true);
+    expect(item.hasClass('jp-mod-error')).toBe(false);
   });
 
   it("follows the current notebook's kernel to the GPU it uses, marked as the kernel's", async () => {

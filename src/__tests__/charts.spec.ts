@@ -85,7 +85,7 @@ describe('chartOptions', () => {
       kind: 'utilization',
       gpus,
       theme: THEME,
-      limits: { ceiling: 100, lines: [] },
+      limits: { ceiling: 100, lines: [], memoryTotals: new Map() },
       trans
     });
 
@@ -121,7 +121,7 @@ describe('chartOptions', () => {
       kind: 'memory',
       gpus,
       theme: THEME,
-      limits: { ceiling: 24564, lines: [] },
+      limits: { ceiling: 24564, lines: [], memoryTotals: new Map() },
       trans
     });
     const axis = options.axes![1];
@@ -142,7 +142,7 @@ describe('chartOptions', () => {
         kind,
         gpus,
         theme: THEME,
-        limits: { ceiling: null, lines: [] },
+        limits: { ceiling: null, lines: [], memoryTotals: new Map() },
         trans
       });
       expect(options.series).toHaveLength(3);
@@ -168,18 +168,23 @@ describe('chartLimits and yRange', () => {
     const snapshot = a5000Snapshot();
     expect(chartLimits('utilization', snapshot)).toEqual({
       ceiling: 100,
-      lines: []
+      lines: [],
+      memoryTotals: new Map()
     });
     expect(chartLimits('memory', snapshot)).toEqual({
       ceiling: 24564,
-      lines: [24564]
+      lines: [24564],
+      memoryTotals: new Map([
+        [0, 24564],
+        [1, 24564]
+      ])
     });
     expect(chartLimits('memory', a100MigSnapshot()).ceiling).toBe(81920);
     const mixed = {
       ...snapshot,
       gpus: [snapshot.gpus[0], { ...snapshot.gpus[1], memory_total_mib: 8192 }]
     };
-    expect(chartLimits('memory', mixed)).toEqual({
+    expect(chartLimits('memory', mixed)).toMatchObject({
       ceiling: 24564,
       lines: [8192, 24564]
     });
@@ -194,7 +199,7 @@ describe('chartLimits and yRange', () => {
   it('fits temperature to the readings: 13–15 °C of the idle A5000s are not flat on a 0–100 axis', () => {
     const limits = chartLimits('temperature', a5000Snapshot());
     // Both A5000 slow down from 95 °C: one line, far above idle readings.
-    expect(limits).toEqual({ ceiling: null, lines: [95] });
+    expect(limits).toMatchObject({ ceiling: null, lines: [95] });
     expect(yRange('temperature', 13, 15, limits)).toEqual([5, 20]);
     expect(yRange('temperature', 57, 66, limits)).toEqual([50, 75]);
     expect(yRange('temperature', 2, 3, limits)).toEqual([0, 10]);
@@ -205,7 +210,7 @@ describe('chartLimits and yRange', () => {
 
   it('draws each slowdown temperature, and reaches it when the readings come near it', () => {
     const v100s = chartLimits('temperature', v100sX8Snapshot());
-    expect(v100s).toEqual({ ceiling: null, lines: [87] });
+    expect(v100s).toMatchObject({ ceiling: null, lines: [87] });
     // The capture's V100S run at 57–66 °C under load: the 87 °C line is in
     // view, with how far below it they run.
     expect(yRange('temperature', 57, 66, v100s)).toEqual([50, 95]);
@@ -215,7 +220,7 @@ describe('chartLimits and yRange', () => {
 
   it('draws each power limit, and reaches it only when the readings come near it', () => {
     const v100s = chartLimits('power', v100sX8Snapshot());
-    expect(v100s).toEqual({ ceiling: null, lines: [250] });
+    expect(v100s).toMatchObject({ ceiling: null, lines: [250] });
     // The capture's busiest V100S draws 233 W: the 250 W limit is in view.
     expect(yRange('power', 61.5, 233, v100s)).toEqual([20, 270]);
     // Idle A5000s: 6.5–13.6 W under 230 W.

@@ -9,7 +9,8 @@ import {
   a5000At,
   a5000KernelSnapshot,
   a5000Kernels,
-  driverNotLoadedSnapshot
+  driverNotLoadedSnapshot,
+  v100sX8Snapshot
 } from './payloads';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
@@ -25,12 +26,29 @@ describe('the status bar summary', () => {
       migMode: false,
       memoryUsedMiB: 22437,
       memoryTotalMiB: 24564,
-      kernel: false
+      kernel: false,
+      nearlyFull: []
     });
     expect(summaryText(summary!, trans)).toBe(
       '2 GPUs · max 0 % · 21.9/24.0 GiB'
     );
     expect(summaryTitle(summary!, trans)).toMatch(/^GPU 0, the busiest of 2/);
+  });
+
+  it('marks the 8× V100S whose GPUs 0, 3, 5 and 6 hold 97 to 99 % of their memory, not those at 91 %', () => {
+    for (const mode of ['busiest', 'sum'] as const) {
+      const summary = summarize(v100sX8Snapshot(), mode)!;
+      expect(summary.nearlyFull).toEqual([0, 3, 5, 6]);
+      expect(summaryTitle(summary, trans)).toMatch(
+        /^GPUs 0, 3, 5, 6 are nearly out of memory \(95 % or more in use\)\. /
+      );
+    }
+    // A kernel on GPU 1 only (91 %): nothing to mark.
+    const snapshot = v100sX8Snapshot();
+    snapshot.gpus[1].processes = [
+      { ...snapshot.gpus[1].processes[0], kernel_id: 'k' }
+    ];
+    expect(summarize(snapshot, 'busiest', 'k')!.nearlyFull).toEqual([]);
   });
 
   it("is about the GPU the current notebook's kernel holds memory on, in either mode", () => {

@@ -18,7 +18,7 @@ function timeTicks(
     kind: 'utilization',
     gpus: [{ index: 0 }],
     theme: chartTheme(() => '#000', '11px sans-serif'),
-    limits: { ceiling: 100, lines: [] },
+    limits: { ceiling: 100, lines: [], memoryTotals: new Map() },
     trans
   });
   const values = options.axes![0].values as (

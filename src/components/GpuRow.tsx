@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { gpuConditions, IGpuCondition } from '../gpu/conditions';
+import { isNearlyFull } from '../gpu/fullness';
 import { shortGpuName } from '../gpu/names';
 import {
   formatCelsius,
@@ -134,6 +135,11 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
               : missing('memory_used_mib')
           }
           title={gpu.unavailable.memory_used_mib}
+          warning={
+            isNearlyFull(gpu.memory_used_mib, gpu.memory_total_mib)
+              ? trans.__('nearly full')
+              : null
+          }
         />
         {gpu.mig_devices.length > 0 && (
           <Private.MigInstances gpu={gpu} trans={trans} />
@@ -332,6 +338,11 @@ namespace Private {
               value={device.memory_used_mib}
               max={device.memory_total_mib ?? 0}
               text={instanceMemory(device, trans)}
+              warning={
+                isNearlyFull(device.memory_used_mib, device.memory_total_mib)
+                  ? trans.__('nearly full')
+                  : null
+              }
             />
           </li>
         ))}

@@ -67,8 +67,9 @@ export class GpuStatusItem extends ReactWidget {
    * The item's content.
    */
   render(): React.ReactElement {
-    const { text, title, error, kernel } = this._describe();
+    const { text, title, error, kernel, warn } = this._describe();
     this.toggleClass('jp-mod-error', error);
+    this.toggleClass('jp-mod-warn', warn);
     this.toggleClass('jp-mod-kernel', kernel);
     return (
       <button
@@ -84,24 +85,38 @@ export class GpuStatusItem extends ReactWidget {
 
   /**
    * What the item says, its tooltip, whether it reports a failure, and
-   * whether it is about the current notebook's kernel's GPUs.
+   * whether it is about the current notebook's kernel's GPUs, and whether one
+   * of those is nearly out of memory.
    */
   private _describe(): {
     text: string;
     title: string;
     error: boolean;
     kernel: boolean;
+    warn: boolean;
   } {
     const { snapshot, failure } = this._model;
     const trans = this._trans;
     const unreadable = trans.__('⚠ GPU error');
     if (failure) {
       const title = describeFailure(failure, trans).message;
-      return { text: unreadable, title, error: true, kernel: false };
+      return {
+        text: unreadable,
+        title,
+        error: true,
+        kernel: false,
+        warn: false
+      };
     }
     if (snapshot === null) {
       const title = trans.__('Reading the GPUs…');
-      return { text: trans.__('GPU …'), title, error: false, kernel: false };
+      return {
+        text: trans.__('GPU …'),
+        title,
+        error: false,
+        kernel: false,
+        warn: false
+      };
     }
     if (snapshot.error) {
       // No driver at all is a machine without an NVIDIA GPU, not a failure.
@@ -112,7 +127,8 @@ export class GpuStatusItem extends ReactWidget {
         text: calm ? trans.__('No GPU') : unreadable,
         title: snapshot.error.message,
         error: !calm,
-        kernel: false
+        kernel: false,
+        warn: false
       };
     }
     // A lost GPU is what matters now, whichever GPU the item would sum up.
@@ -127,7 +143,8 @@ export class GpuStatusItem extends ReactWidget {
           .filter(Boolean)
           .join('\n'),
         error: true,
-        kernel: false
+        kernel: false,
+        warn: false
       };
     }
     const summary = summarize(snapshot, this._mode, this._kernelId);
@@ -136,13 +153,15 @@ export class GpuStatusItem extends ReactWidget {
           text: trans.__('No GPU'),
           title: trans.__('The server reports no GPU.'),
           error: false,
-          kernel: false
+          kernel: false,
+          warn: false
         }
       : {
           text: summaryText(summary, trans),
           title: summaryTitle(summary, trans),
           error: false,
-          kernel: summary.kernel
+          kernel: summary.kernel,
+          warn: summary.nearlyFull.length > 0
         };
   }
 

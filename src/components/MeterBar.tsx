@@ -35,6 +35,11 @@ export namespace MeterBar {
      * A longer explanation, shown on hover.
      */
     title?: string;
+    /**
+     * A warning about the reading, e.g. "nearly full": the bar and its text
+     * take the warning colour, and the meter's accessible text says it.
+     */
+    warning?: string | null;
   }
 }
 
@@ -44,21 +49,23 @@ export namespace MeterBar {
  * every GPU line up.
  */
 export function MeterBar(props: MeterBar.IProps): React.ReactElement {
-  const { label, value, max, text, title } = props;
+  const { label, value, max, text, title, warning } = props;
   const shown = props.shown ?? text;
+  const told = warning ? `${text}, ${warning}` : text;
+  const warn = warning ? ' jp-mod-warn' : '';
   const share =
     value === null || max <= 0 ? 0 : Math.min(1, Math.max(0, value / max));
   return (
     <>
       <div
-        className="jp-GpuMonitor-meterTrack"
+        className={`jp-GpuMonitor-meterTrack${warn}`}
         role="meter"
         aria-label={label}
         aria-valuemin={0}
         aria-valuemax={max}
         aria-valuenow={value ?? undefined}
-        aria-valuetext={text}
-        title={title ?? `${label}: ${text}`}
+        aria-valuetext={told}
+        title={title ?? `${label}: ${told}`}
       >
         <div
           className="jp-GpuMonitor-meterFill"
@@ -66,8 +73,8 @@ export function MeterBar(props: MeterBar.IProps): React.ReactElement {
         />
       </div>
       <span
-        className="jp-GpuMonitor-meterText"
-        title={title ?? text}
+        className={`jp-GpuMonitor-meterText${warn}`}
+        title={title ?? told}
         aria-hidden
       >
         {shown}

@@ -5,6 +5,7 @@ import { CHART_FIELDS, ChartKind } from './chartKinds';
 import { IGpuColumns, IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
+import { drawNearlyFull } from './nearlyFullChart';
 import {
   formatClockTime,
   formatRate,
@@ -78,6 +79,10 @@ export interface IChartTheme {
    * The colour of the bands that shade cell runs.
    */
   bandColor: string;
+  /**
+   * The warning colour: what is nearly out of memory.
+   */
+  warnColor: string;
 }
 
 /**
@@ -95,7 +100,8 @@ export function chartTheme(
     axisColor: readVariable('--jp-ui-font-color2'),
     gridColor: readVariable('--jp-border-color2'),
     font,
-    bandColor: readVariable('--jp-brand-color2')
+    bandColor: readVariable('--jp-brand-color2'),
+    warnColor: readVariable('--jp-warn-color1')
   };
 }
 
@@ -237,10 +243,22 @@ export function chartOptions(
     theme,
     syncKey: source.syncKey,
     yRange: (min, max) => yRange(kind, min, max, limits),
-    draw: plot =>
+    draw: plot => {
       drawLimitLines(plot, limits.lines, theme, value =>
         formatReading(CHART_FIELDS[kind], value, trans)
-      ),
+      );
+      if (kind === 'memory') {
+        drawNearlyFull(
+          plot,
+          gpus.map(gpu => ({
+            totalMiB: limits.memoryTotals.get(gpu.index) ?? null,
+            color:
+              theme.seriesColors[gpu.index % theme.seriesColors.length] ?? ''
+          })),
+          theme
+        );
+      }
+    },
     yAxis:
       kind === 'memory'
         ? gibAxis()
@@ -298,6 +316,11 @@ export interface IChartLimits {
    * out of memory).
    */
   lines: number[];
+  /**
+   * Each GPU's memory in MiB, by index, on a memory chart (where nearly full
+   * is marked); empty on the others.
+   */
+  memoryTotals: ReadonlyMap<number, number>;
 }
 
 /**
@@ -314,27 +337,34 @@ export function chartLimits(
   const gpus = snapshot?.gpus ?? [];
   switch (kind) {
     case 'utilization':
-      return { ceiling: 100, lines: [] };
+      return { ceiling: 100, lines: [], memoryTotals: new Map() };
     case 'memory': {
       const totals = distinct(gpus.map(gpu => gpu.memory_total_mib));
       return {
         ceiling: totals.length === 0 ? null : totals[totals.length - 1],
-        lines: totals
+        lines: totals,
+        memoryTotals: new Map(
+          gpus
+            .filter(gpu => gpu.memory_total_mib !== null)
+            .map(gpu => [gpu.index, gpu.memory_total_mib!])
+        )
       };
     }
     case 'temperature':
       return {
         ceiling: null,
-        lines: distinct(gpus.map(gpu => gpu.temperature_slowdown_c))
+        lines: distinct(gpus.map(gpu => gpu.temperature_slowdown_c)),
+        memoryTotals: new Map()
       };
     case 'power':
       return {
         ceiling: null,
-        lines: distinct(gpus.map(gpu => gpu.power_limit_w))
+        lines: distinct(gpus.map(gpu => gpu.power_limit_w)),
+        memoryTotals: new Map()
       };
     case 'pcie':
     case 'nvlink':
-      return { ceiling: null, lines: [] };
+      return { ceiling: null, lines: [], memoryTotals: new Map() };
   }
 }
 

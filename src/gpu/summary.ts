@@ -1,7 +1,8 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
-import { formatPercent, formatSentences, gib } from './units';
+import { isNearlyFull, NEARLY_FULL_PERCENT } from './fullness';
+import { formatList, formatPercent, formatSentences, gib } from './units';
 
 /**
  * What the status bar item sums up: the busiest GPU, or all GPUs together.
@@ -44,6 +45,11 @@ export interface IGpuSummary {
    * Total memory, in MiB.
    */
   memoryTotalMiB: number;
+  /**
+   * The indices of the GPUs it is about (those counted) whose memory is
+   * nearly full, which the item marks whichever GPU its figures show.
+   */
+  nearlyFull: number[];
 }
 
 /**
@@ -74,10 +80,15 @@ export function summarize(
           gpu.processes.some(process => process.kernel_id === kernelId)
         );
   if (used.length > 0) {
-    return { ...Private.busiest(used), kernel: true };
+    return {
+      ...Private.busiest(used),
+      kernel: true,
+      nearlyFull: Private.nearlyFull(used)
+    };
   }
+  const nearlyFull = Private.nearlyFull(gpus);
   if (mode === 'busiest') {
-    return { ...Private.busiest(gpus), kernel: false };
+    return { ...Private.busiest(gpus), kernel: false, nearlyFull };
   }
   const utilizations = gpus
     .map(gpu => gpu.utilization_gpu)
@@ -87,6 +98,7 @@ export function summarize(
     gpuIndex: gpus.length === 1 ? gpus[0].index : null,
     gpuCount: gpus.length,
     kernel: false,
+    nearlyFull,
     utilizationPercent:
       utilizations.length === 0
         ? null
@@ -153,6 +165,20 @@ export function summaryTitle(
   trans: TranslationBundle
 ): string {
   const click = trans.__('Click to open the GPU Monitor.');
+  const full =
+    summary.nearlyFull.length === 0
+      ? null
+      : trans._n(
+          'GPU %2 is nearly out of memory (%3 % or more in use).',
+          'GPUs %2 are nearly out of memory (%3 % or more in use).',
+          summary.nearlyFull.length,
+          formatList(summary.nearlyFull.map(String), trans),
+          NEARLY_FULL_PERCENT
+        );
+  const titled = (what: string) =>
+    full === null
+      ? formatSentences(what, click, trans)
+      : formatSentences(full, formatSentences(what, click, trans), trans);
   if (summary.kernel) {
     const what =
       summary.gpuCount === 1
@@ -165,14 +191,10 @@ export function summaryTitle(
             summary.gpuIndex,
             summary.gpuCount
           );
-    return formatSentences(what, click, trans);
+    return titled(what);
   }
   if (summary.gpuCount === 1) {
-    return formatSentences(
-      trans.__('GPU utilization and memory in use.'),
-      click,
-      trans
-    );
+    return titled(trans.__('GPU utilization and memory in use.'));
   }
   const what =
     summary.gpuIndex === null
@@ -185,7 +207,7 @@ export function summaryTitle(
           summary.gpuIndex,
           summary.gpuCount
         );
-  return formatSentences(what, click, trans);
+  return titled(what);
 }
 
 /**
@@ -193,9 +215,20 @@ export function summaryTitle(
  */
 namespace Private {
   /**
+   * The indices of those of `gpus` whose memory is nearly full.
+   */
+  export function nearlyFull(gpus: IGpu[]): number[] {
+    return gpus
+      .filter(gpu => isNearlyFull(gpu.memory_used_mib, gpu.memory_total_mib))
+      .map(gpu => gpu.index);
+  }
+
+  /**
    * The figures of the busiest of `gpus`, and how many there are.
    */
-  export function busiest(gpus: IGpu[]): Omit<IGpuSummary, 'kernel'> {
+  export function busiest(
+    gpus: IGpu[]
+  ): Omit<IGpuSummary, 'kernel' | 'nearlyFull'> {
     const gpu = gpus.reduce((best, candidate) =>
       compareLoad(candidate, best) > 0 ? candidate : best
     );
