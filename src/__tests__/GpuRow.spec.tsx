@@ -1,5 +1,5 @@
 import { nullTranslator } from '@jupyterlab/translation';
-import { fireEvent, render, within } from '@testing-library/react';
+import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 
 import { GpuRow } from '../components/GpuRow';
@@ -63,6 +63,37 @@ describe('GpuRow', () => {
     expect(line.textContent).toBe('Thermal slowdown: 91 °C');
     expect(line.className).toContain('jp-mod-warning');
     expect(line.title).toMatch(/check its fans/);
+  });
+
+  it('takes the keyboard focus and then lists what its tooltip tells and what to do about each condition', () => {
+    const gpu = {
+      ...v100sX8Snapshot().gpus[3],
+      temperature_c: 91,
+      clock_throttle_reasons: ['hw_thermal_slowdown' as const]
+    };
+    const { getByRole } = render(
+      <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
+    );
+    const row = getByRole('article', { name: /^GPU 3 / });
+    expect(row.tabIndex).toBe(0);
+    expect(row.getAttribute('aria-describedby')).toBeNull();
+
+    act(() => row.focus());
+
+    const details = document.getElementById(
+      row.getAttribute('aria-describedby')!
+    )!;
+    const lines = within(details)
+      .getAllByRole('listitem')
+      .map(item => item.textContent);
+    expect(lines[0]).toBe('Tesla V100S-PCIE-32GB');
+    expect(lines).toContain('Bus 00000000:00:10.0');
+    expect(lines[lines.length - 1]).toMatch(
+      /^Thermal slowdown: 91 °C: .*check its fans/
+    );
+
+    act(() => row.blur());
+    expect(row.getAttribute('aria-describedby')).toBeNull();
   });
 
   it('puts memory it cannot trust first, with the command that repairs it', () => {
@@ -166,10 +197,10 @@ describe('GpuRow', () => {
     const items = within(instances).getAllByRole('listitem');
     // The capture names no profile: the instance's index only.
     expect(items.map(item => item.textContent)).toEqual([
-      'MIG 00.0 / 19.5 GiB',
-      'MIG 10.0 / 19.5 GiB',
-      'MIG 20.0 / 19.5 GiB',
-      'MIG 30.0 / 19.5 GiB'
+      'MIG 012 MiB / 19.5 GiB',
+      'MIG 112 MiB / 19.5 GiB',
+      'MIG 212 MiB / 19.5 GiB',
+      'MIG 312 MiB / 19.5 GiB'
     ]);
     expect(
       within(items[0])
@@ -180,7 +211,7 @@ describe('GpuRow', () => {
       within(items[0])
         .getByRole('meter', { name: 'Memory of MIG 0' })
         .getAttribute('aria-valuetext')
-    ).toBe('0.0 / 19.5 GiB');
+    ).toBe('12 MiB / 19.5 GiB');
   });
 
   it("marks a GPU the notebook's kernel can see, and says so on hover", () => {

@@ -54,7 +54,7 @@ describe('MachineRow', () => {
     // Disk and network throughput, and the room where the notebooks are.
     expect(row.textContent).toContain('disk ↓72 kB/s ↑36 kB/s');
     expect(row.textContent).toContain('net ↓5 kB/s ↑5 kB/s');
-    expect(row.textContent).toContain('72.4 GiB free');
+    expect(row.textContent).toContain('72.4 GiB disk free');
   });
 
   it("says a container's limits are shown, not the node's", () => {

@@ -60,17 +60,27 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
   const fullName = trans.__('GPU %1', gpu.index) + ' ' + (gpu.name ?? '');
   const conditions = gpuConditions(gpu, trans);
   const shown = conditions.filter(condition => condition.severity !== 'info');
+  const details = Private.details(
+    gpu,
+    conditions.filter(condition => condition.severity === 'info'),
+    kernelGpus,
+    visibleToKernel,
+    trans
+  );
+  const detailsId = `${headingId}-details`;
+  // Focusable, so that what the tooltip tells, and what to do about each
+  // condition, is reached from the keyboard too: listed under the row while
+  // it has the focus (shown only for the keyboard's), as its description.
+  const [focused, setFocused] = React.useState(false);
   return (
     <article
       className={`jp-GpuMonitor-gpu${visibleToKernel ? ' jp-mod-kernelVisible' : ''}`}
       aria-labelledby={headingId}
-      title={Private.tooltip(
-        gpu,
-        conditions.filter(condition => condition.severity === 'info'),
-        kernelGpus,
-        visibleToKernel,
-        trans
-      )}
+      aria-describedby={focused ? detailsId : undefined}
+      tabIndex={0}
+      title={details.join('\n')}
+      onFocus={event => setFocused(event.target === event.currentTarget)}
+      onBlur={() => setFocused(false)}
     >
       <div className="jp-GpuMonitor-gpuHead">
         <h3
@@ -168,6 +178,20 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
           trans={trans}
         />
       )}
+      {focused && (
+        <ul id={detailsId} className="jp-GpuMonitor-gpuDetails">
+          {[
+            ...details,
+            ...shown
+              .filter(condition => condition.hint)
+              .map(condition =>
+                trans.__('%1: %2', condition.text, condition.hint)
+              )
+          ].map(line => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
     </article>
   );
 }
@@ -203,18 +227,18 @@ namespace Private {
   }
 
   /**
-   * What the row leaves out, on hover: the full name, the clocks and
-   * performance state, the video engines, the memory's errors, conditions
-   * that are normal under load, the fan, the bus, and whether the
+   * What the row leaves out, a line each, on hover: the full name, the clocks
+   * and performance state, the video engines, the memory's errors,
+   * conditions that are normal under load, the fan, the bus, and whether the
    * notebook's kernel sees the GPU.
    */
-  export function tooltip(
+  export function details(
     gpu: IGpu,
     normal: IGpuCondition[],
     kernelGpus: IKernelGpus | null,
     visibleToKernel: boolean,
     trans: TranslationBundle
-  ): string {
+  ): string[] {
     return [
       gpu.name,
       clocks(gpu, trans),
@@ -228,9 +252,7 @@ namespace Private {
       visibleToKernel &&
         kernelGpus &&
         trans.__('Visible to %1', kernelGpus.label)
-    ]
-      .filter(Boolean)
-      .join('\n');
+    ].filter((line): line is string => Boolean(line));
   }
 
   /**

@@ -15,14 +15,17 @@ export function gib(mib: number): string {
 }
 
 /**
- * Memory in use out of a total, in GiB: "21.9 / 24.0 GiB".
+ * Memory in use out of a total, in GiB: "21.9 / 24.0 GiB"; "12 MiB / 19.5
+ * GiB" under a GiB.
  */
 export function formatMemoryOf(
   usedMiB: number,
   totalMiB: number,
   trans: TranslationBundle
 ): string {
-  return trans.__('%1 / %2 GiB', gib(usedMiB), gib(totalMiB));
+  return Private.inMiB(usedMiB)
+    ? trans.__('%1 MiB / %2 GiB', Math.round(usedMiB), gib(totalMiB))
+    : trans.__('%1 / %2 GiB', gib(usedMiB), gib(totalMiB));
 }
 
 /**
@@ -108,7 +111,9 @@ export function formatReading(
     case 'utilization_gpu':
       return formatPercent(value, trans);
     case 'memory_used_mib':
-      return trans.__('%1 GiB', gib(value));
+      return Private.inMiB(value)
+        ? trans.__('%1 MiB', Math.round(value))
+        : trans.__('%1 GiB', gib(value));
     case 'temperature_c':
       return formatCelsius(value, trans);
     case 'power_draw_w':
@@ -216,6 +221,14 @@ export function formatSentences(
  * File-local helpers.
  */
 namespace Private {
+  /**
+   * Whether memory in use is told in MiB: under a GiB, but not nothing. The
+   * 12 MiB a MIG instance's context takes read "0.0 GiB", as nothing does.
+   */
+  export function inMiB(mib: number): boolean {
+    return mib > 0 && mib < MIB_PER_GIB;
+  }
+
   /**
    * Watts with one decimal below 100 W, none above.
    */

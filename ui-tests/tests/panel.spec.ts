@@ -292,6 +292,27 @@ test.describe('GPU monitor panel', () => {
     }
   });
 
+  test("a GPU row takes the keyboard's focus and then shows what its tooltip tells", async ({
+    page
+  }) => {
+    const panel = await openFromIcon(page);
+    const row = panel.getByRole('article', { name: 'GPU 1 NVIDIA RTX A5000' });
+    await row.focus();
+    // From the keyboard, as a person tabbing through the panel does.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+
+    await expect(row).toBeFocused();
+    const details = row.locator('.jp-GpuMonitor-gpuDetails');
+    await expect(details).toBeVisible();
+    await expect(details).toContainText('P8 · SM 210 MHz');
+    await expect(row).toHaveAccessibleDescription(/Bus 00000000:/);
+    expect(await lowContrastTexts(details)).toEqual([]);
+
+    await page.keyboard.press('Tab');
+    await expect(details).toHaveCount(0);
+  });
+
   test('keeps the last readings, greyed, when the driver fails mid-session, and says so once, with its mute and settings', async ({
     page
   }) => {
@@ -517,7 +538,7 @@ test.describe('GPU monitor panel', () => {
       await expect(instances.getByRole('listitem')).toHaveCount(4);
       await expect(
         instances.getByRole('meter', { name: 'Memory of MIG 0' })
-      ).toHaveAttribute('aria-valuetext', '0.0 / 19.5 GiB');
+      ).toHaveAttribute('aria-valuetext', '12 MiB / 19.5 GiB');
     } finally {
       await replaceGpus(page, baseURL!, null);
     }
