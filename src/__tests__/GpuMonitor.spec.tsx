@@ -110,6 +110,9 @@ describe('GpuMonitor', () => {
     );
     expect(queryAllByRole('article')).toHaveLength(0);
     expect(queryAllByRole('status')).toHaveLength(0);
+    // Nothing to chart: no window to pick, nothing to export.
+    expect(queryAllByRole('combobox')).toHaveLength(0);
+    expect(queryAllByRole('button', { name: 'Export CSV' })).toHaveLength(0);
   });
 
   it('keeps the last readings, greyed, under the error when the driver fails mid-session', () => {
@@ -129,6 +132,8 @@ describe('GpuMonitor', () => {
     expect(readings.textContent).toMatch(/^Last readings at /);
     // No GPU is proposed from readings that are not current.
     expect(readings.textContent).not.toContain('Least used');
+    // The last readings' charts keep their window and export.
+    expect(getByRole('button', { name: 'Export CSV' })).toBeTruthy();
   });
 
   it('says calmly that a server without an NVIDIA driver has no GPU, the detail folded away', () => {

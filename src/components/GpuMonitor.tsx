@@ -87,15 +87,23 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
   const { snapshot, failure } = model;
   const failed = failure && describeFailure(failure, trans);
   const retry = retryText(model, trans) ?? undefined;
+  // The window and the export are about the charts: not shown where an
+  // error, or no GPU, leaves no readings to chart.
+  const charted =
+    snapshot !== null &&
+    ((snapshot.error === null && snapshot.gpus.length > 0) ||
+      lastReadingsUnder(snapshot, model.lastReadings) !== null);
   return (
     <div className="jp-GpuMonitor-body">
       <div className="jp-GpuMonitor-header">
         <h2 className="jp-GpuMonitor-title">{trans.__('GPU Monitor')}</h2>
-        <WindowSelect
-          seconds={props.windowSeconds}
-          onChange={props.onWindowChange}
-          trans={trans}
-        />
+        {charted && (
+          <WindowSelect
+            seconds={props.windowSeconds}
+            onChange={props.onWindowChange}
+            trans={trans}
+          />
+        )}
         <button
           type="button"
           className="jp-GpuMonitor-iconButton"
@@ -107,20 +115,22 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
         >
           <launchIcon.react tag="span" />
         </button>
-        <button
-          type="button"
-          className="jp-GpuMonitor-export"
-          aria-label={trans.__('Export CSV')}
-          title={
-            model.history.timestamps.length === 0
-              ? trans.__('No readings to export yet')
-              : trans.__('Export the readings the charts show as CSV')
-          }
-          disabled={model.history.timestamps.length === 0}
-          onClick={props.onExport}
-        >
-          <downloadIcon.react tag="span" />
-        </button>
+        {charted && (
+          <button
+            type="button"
+            className="jp-GpuMonitor-export"
+            aria-label={trans.__('Export CSV')}
+            title={
+              model.history.timestamps.length === 0
+                ? trans.__('No readings to export yet')
+                : trans.__('Export the readings the charts show as CSV')
+            }
+            disabled={model.history.timestamps.length === 0}
+            onClick={props.onExport}
+          >
+            <downloadIcon.react tag="span" />
+          </button>
+        )}
       </div>
       {failed && (
         <MonitorMessage
