@@ -5,6 +5,7 @@ import type uPlot from 'uplot';
 
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 
+import { FreeGpuHint } from '../components/FreeGpuHint';
 import { GpuMonitor } from '../components/GpuMonitor';
 import { CHART_KINDS } from '../gpu/chartKinds';
 import { GpuHistoryBuffer } from '../gpu/history';
@@ -20,7 +21,8 @@ import {
   a5000KernelSpans,
   a5000Snapshot,
   driverNotLoadedSnapshot,
-  noGpuSnapshot
+  noGpuSnapshot,
+  repeatedHistory
 } from './payloads';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
@@ -291,10 +293,38 @@ describe('GpuMonitor', () => {
       name: 'Use GPU 1 in the current notebook'
     });
     expect(hint.parentElement!.textContent).toBe(
-      'Least used: GPU 1, 6.7 GiB free, 0 % over the last 5 min. Use it'
+      'Least used: GPU 1, 6.7 GiB free, 0 % utilization now. Use it'
     );
     fireEvent.click(hint);
     expect(actions.useGpus).toHaveBeenCalledWith([1]);
+  });
+
+  it('says over how long the least used GPU was measured, and the room it has once the kernel restarts', () => {
+    // The recorded train.ipynb kernel holds 22430 MiB on GPU 0 and 17246
+    // MiB on GPU 1, which have 1678 and 6862 MiB free; 40 s of readings.
+    const snapshot = a5000KernelSnapshot();
+    const kernelId = snapshot.gpus[0].processes[0].kernel_id!;
+    const readings = repeatedHistory(snapshot.timestamp - 39, 40);
+    readings.gpus.forEach((series, i) => {
+      series.uuid = snapshot.gpus[i].uuid;
+    });
+    const history = new GpuHistoryBuffer();
+    history.append(readings);
+
+    const { container } = render(
+      <FreeGpuHint
+        snapshot={snapshot}
+        history={history}
+        kernelId={kernelId}
+        room={{ need: null, minFreeShare: 0.5 }}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+
+    expect(container.textContent).toBe(
+      'Least used: GPU 1, 23.5 GiB free once this kernel restarts, 0 % utilization over < 1 min of readings. Use it'
+    );
   });
 
   it('cannot point anything at a GPU without a notebook', () => {

@@ -65,6 +65,7 @@ describe('the least used GPU', () => {
     const loads = gpuLoads(snapshot, history);
 
     expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 97]);
+    expect(loads.map(gpu => gpu.measuredSeconds)).toEqual([299, 299]);
     expect(leastUsed(loads, ANY_ROOM)?.index).toBe(0);
   });
 
@@ -83,6 +84,8 @@ describe('the least used GPU', () => {
     const loads = gpuLoads(snapshot, history);
 
     expect(loads.map(gpu => gpu.utilizationPercent)).toEqual([0, 0]);
+    // The current reading alone: measured over no time at all.
+    expect(loads.map(gpu => gpu.measuredSeconds)).toEqual([0, 0]);
   });
 
   it('uses the readings of the snapshot without a history', () => {

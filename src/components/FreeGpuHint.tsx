@@ -2,8 +2,8 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import {
-  FREE_GPU_WINDOW_SECONDS,
   gpuLoads,
+  IGpuLoad,
   IRoomNeeded,
   leastUsed,
   noRoomText,
@@ -72,17 +72,7 @@ export function FreeGpuHint(
   const use = trans.__('Use GPU %1 in the current notebook', least.index);
   return (
     <p className="jp-GpuMonitor-freeGpu">
-      <span>
-        {trans.__(
-          'Least used: GPU %1, %2 free, %3 over the last %4 min.',
-          least.index,
-          formatMemory(least.freeMiB, trans),
-          least.utilizationPercent === null
-            ? trans.__('utilization n/a')
-            : formatPercent(least.utilizationPercent, trans),
-          FREE_GPU_WINDOW_SECONDS / 60
-        )}
-      </span>{' '}
+      <span>{Private.leastUsedText(least, trans)}</span>{' '}
       <button
         type="button"
         className="jp-GpuMonitor-button"
@@ -102,4 +92,52 @@ export function FreeGpuHint(
       )}
     </p>
   );
+}
+
+/**
+ * File-local parts of the hint.
+ */
+namespace Private {
+  /**
+   * What the least used GPU has: the memory free (once the notebook's
+   * kernel restarts, where it holds some there: the room it is proposed
+   * for), and its utilisation over the minutes of readings there really
+   * are, not the window they are taken from.
+   */
+  export function leastUsedText(
+    least: IGpuLoad,
+    trans: TranslationBundle
+  ): string {
+    const free =
+      least.ownMiB > 0
+        ? trans.__(
+            '%1 free once this kernel restarts',
+            formatMemory(least.freeMiB + least.ownMiB, trans)
+          )
+        : trans.__('%1 free', formatMemory(least.freeMiB, trans));
+    const utilization =
+      least.utilizationPercent === null
+        ? trans.__('utilization n/a')
+        : trans.__(
+            '%1 utilization',
+            formatPercent(least.utilizationPercent, trans)
+          );
+    if (least.measuredSeconds === 0) {
+      return trans.__(
+        'Least used: GPU %1, %2, %3 now.',
+        least.index,
+        free,
+        utilization
+      );
+    }
+    // In whole minutes: the readings a panel has are seconds to minutes.
+    const minutes = Math.floor(least.measuredSeconds / 60);
+    return trans.__(
+      'Least used: GPU %1, %2, %3 over %4 of readings.',
+      least.index,
+      free,
+      utilization,
+      minutes === 0 ? trans.__('< 1 min') : trans.__('%1 min', minutes)
+    );
+  }
 }

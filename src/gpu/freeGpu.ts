@@ -46,6 +46,11 @@ export interface IGpuLoad {
    * (the current reading when the history has none).
    */
   utilizationPercent: number | null;
+  /**
+   * The seconds of readings the means are over, at most the window's; 0
+   * when they are the current reading alone.
+   */
+  measuredSeconds: number;
 }
 
 /**
@@ -88,12 +93,15 @@ export function gpuLoads(
   const own = kernelId ? kernelHoldings(snapshot.gpus, kernelId) : new Map();
   const timestamps = history?.timestamps ?? [];
   const from = indexAt(timestamps, snapshot.timestamp - windowSeconds);
+  const span =
+    from < timestamps.length
+      ? timestamps[timestamps.length - 1] - timestamps[from]
+      : 0;
   return snapshot.gpus.filter(selectable).map(gpu => {
     const total = gpu.memory_total_mib!;
     const column = history?.gpus.find(series => sameGpu(series, gpu));
-    const used =
-      Private.mean(column?.values.memory_used_mib, from) ??
-      gpu.memory_used_mib!;
+    const meanUsed = Private.mean(column?.values.memory_used_mib, from);
+    const used = meanUsed ?? gpu.memory_used_mib!;
     return {
       index: gpu.index,
       name: gpu.name,
@@ -103,7 +111,8 @@ export function gpuLoads(
       memoryShare: total > 0 ? used / total : 1,
       utilizationPercent:
         Private.mean(column?.values.utilization_gpu, from) ??
-        gpu.utilization_gpu
+        gpu.utilization_gpu,
+      measuredSeconds: meanUsed === null ? 0 : span
     };
   });
 }

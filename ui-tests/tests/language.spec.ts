@@ -85,8 +85,10 @@ test.describe('In Simplified Chinese', () => {
           // Chart lines and time axes move with the clock.
           mask: [
             gpus.getByRole('img', { name: /各 GPU 的/ }),
-            // This machine's live readings.
-            gpus.locator('.jp-GpuMonitor-machine')
+            // This machine's live readings, and how many minutes of them
+            // the least used GPU is judged on.
+            gpus.locator('.jp-GpuMonitor-machine'),
+            gpus.locator('.jp-GpuMonitor-freeGpu > span:first-child')
           ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-zh-cn.png');
@@ -100,8 +102,10 @@ test.describe('In Simplified Chinese', () => {
           animations: 'disabled',
           mask: [
             gpus.getByRole('img', { name: /各 GPU 的/ }),
-            // This machine's live readings.
-            gpus.locator('.jp-GpuMonitor-machine')
+            // This machine's live readings, and how many minutes of them
+            // the least used GPU is judged on.
+            gpus.locator('.jp-GpuMonitor-machine'),
+            gpus.locator('.jp-GpuMonitor-freeGpu > span:first-child')
           ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-500-zh-cn.png');

@@ -109,8 +109,10 @@ test.describe('GPU monitor panel layout', () => {
                 mask: [
                   panel.getByRole('img', { name: /of each GPU/ }),
                   panel.locator('.jp-GpuMonitor-retry'),
-                  // This machine's live readings.
-                  panel.locator('.jp-GpuMonitor-machine')
+                  // This machine's live readings, and how many minutes of them
+                  // the least used GPU is judged on.
+                  panel.locator('.jp-GpuMonitor-machine'),
+                  panel.locator('.jp-GpuMonitor-freeGpu > span:first-child')
                 ]
               })
             ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);

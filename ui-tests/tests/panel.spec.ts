@@ -565,8 +565,10 @@ test.describe('GPU monitor panel screenshots', () => {
           // Chart lines and time axes move with the clock.
           mask: [
             panel.getByRole('img', { name: /of each GPU/ }),
-            // This machine's live readings.
-            panel.locator('.jp-GpuMonitor-machine')
+            // This machine's live readings, and how many minutes of them
+            // the least used GPU is judged on.
+            panel.locator('.jp-GpuMonitor-machine'),
+            panel.locator('.jp-GpuMonitor-freeGpu > span:first-child')
           ]
         })
       ).toMatchSnapshot(`gpu-monitor-panel-${theme}.png`);
