@@ -232,6 +232,42 @@ describe('GpuRow', () => {
     expect(row1.classList).toContain('jp-mod-kernelVisible');
   });
 
+  it('says who holds the GPU on its row: the notebook with the most memory there, and how many others', () => {
+    const snapshot = a5000KernelSnapshot();
+    const [gpu0] = snapshot.gpus;
+    const kernel = gpu0.processes[0];
+    const bob = {
+      ...kernel,
+      pid: 4242,
+      used_memory_mib: 512,
+      user: 'bob',
+      own: false,
+      kernel_id: null,
+      session_path: null
+    };
+    const { getAllByRole } = render(
+      <>
+        <GpuRow gpu={gpu0} kernelGpus={null} trans={trans} />
+        <GpuRow
+          gpu={{ ...gpu0, index: 1, processes: [bob, kernel] }}
+          kernelGpus={null}
+          trans={trans}
+        />
+        <GpuRow
+          gpu={v100sX8Snapshot().gpus[0]}
+          kernelGpus={null}
+          trans={trans}
+        />
+      </>
+    );
+
+    const holders = getAllByRole('article').map(
+      row => row.querySelector('.jp-GpuMonitor-gpuHolder')?.textContent ?? null
+    );
+    // The V100S's process is not joined to an owner here: no holder said.
+    expect(holders).toEqual(['train.ipynb', 'train.ipynb +1', null]);
+  });
+
   it("shows a GPU's own error", () => {
     const gpu = {
       ...a5000Snapshot().gpus[0],
@@ -288,16 +324,20 @@ describe('ProcessList', () => {
     ).toEqual(['GPU', 'Process', 'Memory']);
     // Our own kernel's process: what it uses of the machine, and its
     // command line on hover.
+    // One row for the kernel's process on both GPUs, what it holds on each
+    // on hover.
     expect(rows(table)[0]).toEqual([
-      '0',
+      '0, 1',
       `train.ipynbpid ${process.pid} · 12 min · CPU 0 % · RAM 51 MiB`,
-      '21.9 GiB'
+      '38.7 GiB'
     ]);
+    expect(
+      (within(table).getAllByRole('row')[1] as HTMLTableRowElement).cells[2]
+        .title
+    ).toBe('GPU 0: 21.9 GiB · GPU 1: 16.8 GiB');
     expect(
       table.querySelector('.jp-GpuMonitor-processDetail')!.getAttribute('title')
     ).toMatch(/python -m ipykernel_launcher -f .*kernel-.*\.json$/);
-    // The kernel holds memory on both GPUs: a row on each.
-    expect(rows(table)[1][0]).toBe('1');
     fireEvent.click(
       within(table).getAllByRole('link', { name: 'train.ipynb' })[0]
     );
@@ -334,10 +374,11 @@ describe('ProcessList', () => {
 
     const table = getByRole('table');
     expect(rows(table)).toEqual([
-      ['0', 'not visible herepid 100477', '21.9 GiB'],
-      ['1', 'not visible herepid 100477', '16.8 GiB']
+      ['0, 1', 'not visible herepid 100477', '38.7 GiB']
     ]);
-    expect(within(table).queryAllByRole('button')).toHaveLength(0);
+    expect(
+      within(table).queryAllByRole('button', { name: /kernel/ })
+    ).toHaveLength(0);
   });
 
   it("lists the user's own kernels first, then other users' processes by memory, across the GPUs", () => {
@@ -377,7 +418,86 @@ describe('ProcessList', () => {
       ['0', 'bob']
     ]);
     expect(within(table).getAllByRole('row')[1].className).toBe('jp-mod-own');
-    expect(within(table).getAllByRole('button')).toHaveLength(2);
+    expect(
+      within(table).getAllByRole('button', { name: /kernel/ })
+    ).toHaveLength(2);
+  });
+
+  it('shows the one process on all eight V100S as one row, and sorts by a column when its head is clicked', () => {
+    // The capture's pid 37305 (python) holds 28.8 to 31.4 GiB on each of the
+    // 8 GPUs.
+    const snapshot = v100sX8Snapshot();
+    const { getByRole } = render(
+      <ProcessList
+        gpus={snapshot.gpus}
+        now={snapshot.timestamp}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+    const table = getByRole('table');
+    expect(rows(table)).toEqual([['0–7', 'pythonpid 37305', '240.4 GiB']]);
+
+    // Three processes on the two A5000: sorted by memory, by GPU, and back.
+    const gpus = a5000KernelSnapshot().gpus;
+    const kernel = gpus[0].processes[0];
+    const bob = {
+      ...kernel,
+      pid: 4242,
+      used_memory_mib: 60000,
+      user: 'bob',
+      own: false,
+      kernel_id: null,
+      name: null,
+      session_path: null
+    };
+    const carol = { ...bob, pid: 4243, used_memory_mib: 100, user: 'carol' };
+    const { getAllByRole } = render(
+      <ProcessList
+        gpus={[
+          { ...gpus[0], processes: [kernel, carol] },
+          { ...gpus[1], processes: [bob] }
+        ]}
+        now={0}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+    const mixed = getAllByRole('table')[1];
+    const order = () =>
+      rows(mixed).map(([gpu, owner, memory]) => [
+        gpu,
+        owner.split('pid')[0],
+        memory
+      ]);
+    const head = (name: string) =>
+      within(mixed).getByRole('button', { name: new RegExp(`^${name}`) });
+    expect(order()).toEqual([
+      ['0', 'train.ipynb', '21.9 GiB'],
+      ['1', 'bob', '58.6 GiB'],
+      ['0', 'carol', '100 MiB']
+    ]);
+    fireEvent.click(head('Memory'));
+    expect(order().map(([, owner]) => owner)).toEqual([
+      'bob',
+      'train.ipynb',
+      'carol'
+    ]);
+    expect(head('Memory').closest('th')!.getAttribute('aria-sort')).toBe(
+      'descending'
+    );
+    fireEvent.click(head('GPU'));
+    expect(order().map(([gpu, owner]) => `${gpu} ${owner}`)).toEqual([
+      '0 train.ipynb',
+      '0 carol',
+      '1 bob'
+    ]);
+    fireEvent.click(head('GPU'));
+    expect(order().map(([, owner]) => owner)).toEqual([
+      'train.ipynb',
+      'bob',
+      'carol'
+    ]);
   });
 
   it('says when no process uses a GPU', () => {

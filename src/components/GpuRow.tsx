@@ -4,6 +4,7 @@ import * as React from 'react';
 import { gpuConditions, IGpuCondition } from '../gpu/conditions';
 import { isNearlyFull } from '../gpu/fullness';
 import { shortGpuName } from '../gpu/names';
+import { gpuHolder } from '../gpu/processes';
 import {
   formatCelsius,
   formatMemoryOf,
@@ -68,6 +69,7 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
     trans
   );
   const detailsId = `${headingId}-details`;
+  const holder = gpuHolder(gpu, trans);
   // Focusable, so that what the tooltip tells, and what to do about each
   // condition, is reached from the keyboard too: listed under the row while
   // it has the focus (shown only for the keyboard's), as its description.
@@ -96,6 +98,17 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
             </span>
           )}
         </h3>
+        {holder !== null && (
+          <span
+            className="jp-GpuMonitor-gpuHolder"
+            title={trans.__(
+              'Who holds GPU %1: the owner of the process with the most memory on it, and how many others do',
+              gpu.index
+            )}
+          >
+            {holder}
+          </span>
+        )}
         <span className="jp-GpuMonitor-gpuFacts">
           <span
             title={gpu.unavailable.temperature_c ?? trans.__('Temperature')}

@@ -1,8 +1,20 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { ProcessOwner, processOwner, sortProcesses } from '../gpu/processes';
-import { formatAge, formatMemory, formatPercent } from '../gpu/units';
+import {
+  formatGpuIndices,
+  IGpuProcessRow,
+  ProcessOwner,
+  processOwner,
+  processRows,
+  ProcessSort
+} from '../gpu/processes';
+import {
+  formatAge,
+  formatMemory,
+  formatPercent,
+  formatSentences
+} from '../gpu/units';
 import { IGpu, IGpuProcess } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
@@ -37,16 +49,29 @@ export namespace ProcessList {
 
 /**
  * The processes running on the GPUs, in one table below them, the user's
- * own kernels first: the GPU, the notebook each belongs to (a link that
+ * own kernels first: the GPUs, the notebook each belongs to (a link that
  * opens it, with buttons that interrupt or shut down the user's own
  * kernels) or the user who runs it, its pid and age under it, and its GPU
  * memory. Three columns, so that a notebook's name is not cut at the
- * sidebar's default width.
+ * sidebar's default width. A process on several GPUs is one row; a click on
+ * a column's head sorts by it, a second click goes back to the owners'
+ * order.
  */
 export function ProcessList(props: ProcessList.IProps): React.ReactElement {
   const { gpus, now, actions, trans } = props;
-  const entries = sortProcesses(gpus);
+  const [sort, setSort] = React.useState<ProcessSort>('owner');
+  const rows = processRows(gpus, sort);
   const omitted = gpus.reduce((sum, gpu) => sum + gpu.processes_omitted, 0);
+  const head = (column: ProcessSort, label: string, title: string) => (
+    <Private.SortableHead
+      column={column}
+      sort={sort}
+      onSort={setSort}
+      label={label}
+      title={title}
+      trans={trans}
+    />
+  );
   return (
     <table
       className="jp-GpuMonitor-processes"
@@ -54,40 +79,46 @@ export function ProcessList(props: ProcessList.IProps): React.ReactElement {
     >
       <thead>
         <tr>
-          <th scope="col" title={trans.__('The GPU the process runs on')}>
-            {trans.__('GPU')}
-          </th>
-          <th
-            scope="col"
-            title={trans.__(
-              'The notebook whose kernel runs the process, or the user who runs it; its process id and how long it has run'
-            )}
-          >
-            {trans.__('Process')}
-          </th>
-          <th scope="col" className="jp-GpuMonitor-number">
-            {trans.__('Memory')}
-          </th>
+          {head(
+            'gpu',
+            trans.__('GPU'),
+            trans.__('The GPUs the process runs on.')
+          )}
+          {head(
+            'owner',
+            trans.__('Process'),
+            trans.__(
+              'The notebook whose kernel runs the process, or the user who runs it; its process id and how long it has run.'
+            )
+          )}
+          {head(
+            'memory',
+            trans.__('Memory'),
+            trans.__('The GPU memory it holds, on all its GPUs.')
+          )}
         </tr>
       </thead>
       <tbody>
-        {entries.length === 0 ? (
+        {rows.length === 0 ? (
           <tr>
             <td colSpan={3} className="jp-GpuMonitor-empty">
               {trans.__('No process is using a GPU.')}
             </td>
           </tr>
         ) : (
-          entries.map(({ gpuIndex, process }) => {
+          rows.map(row => {
+            const { process } = row;
             const owner = processOwner(process);
             return (
               <tr
-                key={`${gpuIndex}-${process.pid}-${process.gpu_instance_id}`}
+                key={`${process.pid}-${process.gpu_instance_id}`}
                 className={
                   owner.kind === 'kernel' && owner.own ? 'jp-mod-own' : ''
                 }
               >
-                <td className="jp-GpuMonitor-number">{gpuIndex}</td>
+                <td className="jp-GpuMonitor-number">
+                  {formatGpuIndices(row.gpuIndices)}
+                </td>
                 <td className="jp-GpuMonitor-owner">
                   <Private.Owner
                     owner={owner}
@@ -102,10 +133,13 @@ export function ProcessList(props: ProcessList.IProps): React.ReactElement {
                     {Private.detail(process, now, trans)}
                   </span>
                 </td>
-                <td className="jp-GpuMonitor-number">
-                  {process.used_memory_mib === null
+                <td
+                  className="jp-GpuMonitor-number"
+                  title={Private.memoryByGpu(row, trans)}
+                >
+                  {row.memoryMiB === null
                     ? trans.__('n/a')
-                    : formatMemory(process.used_memory_mib, trans)}
+                    : formatMemory(row.memoryMiB, trans)}
                 </td>
               </tr>
             );
@@ -131,6 +165,76 @@ export function ProcessList(props: ProcessList.IProps): React.ReactElement {
  * File-local parts of the table.
  */
 namespace Private {
+  /**
+   * A column's head: a button that sorts the table by the column, and back
+   * to the owners' order when it already does.
+   */
+  export function SortableHead(props: {
+    column: ProcessSort;
+    sort: ProcessSort;
+    onSort: (sort: ProcessSort) => void;
+    label: string;
+    title: string;
+    trans: TranslationBundle;
+  }): React.ReactElement {
+    const { column, sort, onSort, label, title, trans } = props;
+    const sorted = sort === column;
+    // GPUs go up from 0; memory down from the most; owners in their order.
+    const direction =
+      column === 'memory'
+        ? 'descending'
+        : column === 'gpu'
+          ? 'ascending'
+          : 'other';
+    return (
+      <th
+        scope="col"
+        className={column === 'memory' ? 'jp-GpuMonitor-number' : undefined}
+        aria-sort={sorted ? direction : 'none'}
+      >
+        <button
+          type="button"
+          className="jp-GpuMonitor-sortButton"
+          title={formatSentences(
+            title,
+            sorted && column !== 'owner'
+              ? trans.__('Click to sort by owner again.')
+              : trans.__('Click to sort by this column.'),
+            trans
+          )}
+          onClick={() => onSort(sorted ? 'owner' : column)}
+        >
+          {label}
+          {sorted &&
+            { ascending: ' ↑', descending: ' ↓', other: '' }[direction]}
+        </button>
+      </th>
+    );
+  }
+
+  /**
+   * What a process on several GPUs holds on each: "GPU 0: 21.9 GiB · GPU
+   * 1: 16.8 GiB"; nothing for one GPU.
+   */
+  export function memoryByGpu(
+    row: IGpuProcessRow,
+    trans: TranslationBundle
+  ): string | undefined {
+    if (row.gpuIndices.length < 2) {
+      return undefined;
+    }
+    return row.gpuIndices
+      .map((index, at) => {
+        const mib = row.memoryByGpu[at];
+        return trans.__(
+          'GPU %1: %2',
+          index,
+          mib === null ? trans.__('n/a') : formatMemory(mib, trans)
+        );
+      })
+      .join(' · ');
+  }
+
   /**
    * Who a process belongs to: the notebook link, "alice · python", or why
    * it is not known.

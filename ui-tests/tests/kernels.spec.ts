@@ -39,23 +39,25 @@ test.describe('who is using the GPU', () => {
     const row = myKernels.getByRole('row', { name: new RegExp(name) });
     await expect(row).toContainText('38.7 GiB');
     await expect(row).toContainText('GPU 0: 21.9 GiB, GPU 1: 16.8 GiB');
-    // One row per GPU the kernel holds memory on, its GPU first.
+    // One row for the kernel's process on both GPUs, its GPUs first.
     const processes = panel.getByRole('table', {
       name: 'Processes on the GPUs'
     });
     const held = processes.getByRole('row', { name: new RegExp(name) });
-    await expect(held).toHaveCount(2);
-    for (const [index, memory] of [
-      [0, '21.9 GiB'],
-      [1, '16.8 GiB']
-    ]) {
-      const process = held.nth(Number(index));
-      await expect(process).toContainText(`${index}${name}pid ${kernel.pid}`);
-      await expect(process).toContainText(memory);
-      await expect(process.getByRole('link', { name })).toHaveAttribute(
-        'title',
-        `Open ${notebookPath}`
-      );
+    await expect(held).toHaveCount(1);
+    await expect(held).toContainText(`0, 1${name}pid ${kernel.pid}`);
+    await expect(held).toContainText('38.7 GiB');
+    await expect(held.getByRole('link', { name })).toHaveAttribute(
+      'title',
+      `Open ${notebookPath}`
+    );
+    // Its notebook is who holds each GPU, on the GPU's row.
+    for (const index of [0, 1]) {
+      await expect(
+        panel
+          .getByRole('article', { name: `GPU ${index} NVIDIA RTX A5000` })
+          .locator('.jp-GpuMonitor-gpuHolder')
+      ).toHaveText(name);
     }
 
     await held.first().getByRole('link', { name }).click();
@@ -189,7 +191,7 @@ test.describe('who is using the GPU', () => {
       .getByRole('table', { name: 'Processes on the GPUs' })
       .getByRole('row')
       .nth(1);
-    await expect(process).toHaveText('0not visible herepid 10047721.9 GiB');
+    await expect(process).toHaveText('0, 1not visible herepid 10047738.7 GiB');
     await expect(process.getByRole('button')).toHaveCount(0);
   });
 

@@ -34,9 +34,9 @@ test.describe('GPU monitor panel', () => {
     const processes = panel.getByRole('table', {
       name: 'Processes on the GPUs'
     });
-    for (const [index, used, held] of [
-      [0, '21.9', '21.9 GiB'],
-      [1, '16.8', '16.8 GiB']
+    for (const [index, used] of [
+      [0, '21.9'],
+      [1, '16.8']
     ]) {
       const row = panel.getByRole('article', {
         name: `GPU ${index} NVIDIA RTX A5000`
@@ -51,12 +51,21 @@ test.describe('GPU monitor panel', () => {
       await expect(
         row.getByRole('meter', { name: 'Utilization' })
       ).toHaveAttribute('aria-valuetext', '0 %');
-      // The capture's llama-server, one process on both GPUs, with a pid
-      // this machine does not have.
-      await expect(
-        processes.getByRole('row').nth(Number(index) + 1)
-      ).toHaveText(`${index}not visible herepid 100477${held}`);
     }
+    // The capture's llama-server, one process on both GPUs with a pid this
+    // machine does not have: one row, what it holds on each on hover.
+    const llama = processes.getByRole('row').nth(1);
+    await expect(llama).toHaveText('0, 1not visible herepid 10047738.7 GiB');
+    await expect(llama.getByRole('cell').last()).toHaveAttribute(
+      'title',
+      'GPU 0: 21.9 GiB · GPU 1: 16.8 GiB'
+    );
+    // Sorted by a column from its head, and back.
+    const memory = processes.getByRole('columnheader', { name: /^Memory/ });
+    await memory.getByRole('button').click();
+    await expect(memory).toHaveAttribute('aria-sort', 'descending');
+    await memory.getByRole('button').click();
+    await expect(memory).toHaveAttribute('aria-sort', 'none');
     await expect(panel).toContainText('Driver 590.44.01 · CUDA 13.1');
   });
 
