@@ -107,16 +107,35 @@ def _failure(content: dict[str, Any]) -> str:
     )
 
 
+# The release under way in each kernel, by kernel id, for the requests that join it.
+_in_flight: dict[str, asyncio.Future[CacheRelease]] = {}
+
+
 async def release_cached_memory(
     kernel_manager, kernel_id: str, timeout_seconds: float = REPLY_TIMEOUT_SECONDS
 ) -> CacheRelease:
     """Run ``gc.collect()`` and ``torch.cuda.empty_cache()`` in a kernel of this server that
     imported torch, silently, and say what it gave back.
 
+    A request for a kernel whose release is under way joins it: the kernel runs it once, and
+    every request gets its answer. Asked twice, it would run twice for nothing; and the
+    clients of one kernel manager share its session, so the kernel's reply reaches only one
+    of them: the others would time out.
+
     The caller checks that the kernel exists. ReleaseRefused: ``busy`` when the kernel runs a
     cell (the request would wait behind it), ``timeout`` when it does not answer in time,
     ``failed`` when the expression raised.
     """
+    release = _in_flight.get(kernel_id)
+    if release is None:
+        release = asyncio.ensure_future(_release(kernel_manager, kernel_id, timeout_seconds))
+        _in_flight[kernel_id] = release
+        release.add_done_callback(lambda _: _in_flight.pop(kernel_id, None))
+    # Shielded: a request that goes away does not cancel the release the others wait for.
+    return await asyncio.shield(release)
+
+
+async def _release(kernel_manager, kernel_id: str, timeout_seconds: float) -> CacheRelease:
     kernel = kernel_manager.get_kernel(kernel_id)
     state = getattr(kernel, "execution_state", None)
     if state == "busy":
