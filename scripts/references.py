@@ -362,7 +362,10 @@ core.""",
                 "the kernel is running a cell (the request would wait behind it), or "
                 "starting, restarting or dead",
             ),
-            ("502", "the release raised in the kernel"),
+            (
+                "502",
+                "the release raised in the kernel, or its answer was not ours or over 64 KiB",
+            ),
             ("504", "the kernel did not answer within 10 s"),
         ],
         prose="""\

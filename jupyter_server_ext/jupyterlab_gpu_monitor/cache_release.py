@@ -15,6 +15,7 @@ import inspect
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import blocking
 from .translation import gettext
 
 # How long an idle kernel may take to answer. It answers an empty execute in milliseconds;
@@ -48,6 +49,10 @@ RELEASE_EXPRESSION = (
     f"(lambda namespace: (exec({RELEASE_SOURCE!r}, namespace), namespace['RESULT'])[1])({{}})"
 )
 EXPRESSION_NAME = "gpu_monitor_release"
+# Our answer prints in a few hundred characters. A kernel that prints dicts its own way (a
+# pretty-printer of the user's) may send megabytes, which ast.literal_eval would take seconds
+# and gigabytes to read: beyond this, it is refused unread.
+MAX_ANSWER_CHARACTERS = 64 * 1024
 OUTCOMES = ("torch_not_imported", "cuda_not_initialized", "released")
 
 
@@ -84,6 +89,14 @@ def parse_reply(content: dict[str, Any]) -> CacheRelease:
     if result.get("status") != "ok":
         raise ReleaseRefused("failed", _failure(result))
     text = result.get("data", {}).get("text/plain", "")
+    if len(text) > MAX_ANSWER_CHARACTERS:
+        message = gettext(
+            "the kernel's answer is {size} KiB, more than the {limit} KiB a release's answer "
+            "can be: something in the kernel changes how it prints a dict"
+        )
+        raise ReleaseRefused(
+            "failed", message.format(size=len(text) // 1024, limit=MAX_ANSWER_CHARACTERS // 1024)
+        )
     try:
         answer = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -175,4 +188,10 @@ async def _release(kernel_manager, kernel_id: str, timeout_seconds: float) -> Ca
             ) from None
     finally:
         client.stop_channels()
-    return parse_reply(reply["content"])
+    # Even an answer within the bound takes a literal's parse: off the event loop.
+    return await blocking.run(
+        blocking.REQUESTS,
+        parse_reply,
+        reply["content"],
+        timeout_seconds=blocking.REQUEST_WORK_SECONDS,
+    )
