@@ -359,8 +359,8 @@ core.""",
             ("404", "no such kernel on this server"),
             (
                 "409",
-                "the kernel is running a cell (the request would wait behind it), or "
-                "starting, restarting or dead",
+                "the kernel is running a cell (the request would wait behind it), restarting, "
+                "dead, or starting and not answering within 10 s",
             ),
             (
                 "502",

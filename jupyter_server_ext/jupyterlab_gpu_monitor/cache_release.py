@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import inspect
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import blocking
+from .kernel_ready import answers, shell_client
 from .translation import gettext
 
 # How long an idle kernel may take to answer. It answers an empty execute in milliseconds;
@@ -131,13 +132,13 @@ async def release_cached_memory(
     imported torch, silently, and say what it gave back.
 
     A request for a kernel whose release is under way joins it: the kernel runs it once, and
-    every request gets its answer. Asked twice, it would run twice for nothing; and the
-    clients of one kernel manager share its session, so the kernel's reply reaches only one
-    of them: the others would time out.
+    every request gets its answer. Asked again meanwhile, the kernel would run it twice for
+    nothing, or the second request find it busy with the first and be refused.
 
     The caller checks that the kernel exists. ReleaseRefused: ``busy`` when the kernel runs a
-    cell (the request would wait behind it), ``timeout`` when it does not answer in time,
-    ``failed`` when the expression raised.
+    cell (the request would wait behind it), or is restarting, dead, or starting and not
+    answering yet; ``timeout`` when it does not answer in time; ``failed`` when the
+    expression raised.
     """
     release = _in_flight.get(kernel_id)
     if release is None:
@@ -155,17 +156,18 @@ async def _release(kernel_manager, kernel_id: str, timeout_seconds: float) -> Ca
         raise ReleaseRefused(
             "busy", gettext("the kernel is running a cell: try again when it is idle")
         )
-    if state in ("starting", "restarting", "dead"):
+    not_idle = gettext("the kernel is {state}: try again when it is idle")
+    if state in ("restarting", "dead"):
         # It would answer late or never: the request would only time out.
-        message = gettext("the kernel is {state}: try again when it is idle")
-        raise ReleaseRefused("busy", message.format(state=state))
-    client = kernel.client()
+        raise ReleaseRefused("busy", not_idle.format(state=state))
+    deadline = time.monotonic() + timeout_seconds
+    # Only the shell channel: its reply is all that is read.
+    client = await shell_client(kernel)
     try:
-        # Only the shell channel: its reply is all that is read. A gateway's client starts
-        # its channels asynchronously, a local kernel's at once.
-        started = client.start_channels(iopub=False, stdin=False, hb=False, control=False)
-        if inspect.isawaitable(started):
-            await started
+        # "starting" may be a kernel no client has talked to, ready for long (kernel_ready.py):
+        # one that answers its kernel_info is.
+        if state == "starting" and not await answers(client, timeout_seconds):
+            raise ReleaseRefused("busy", not_idle.format(state=state))
         try:
             reply = await client.execute(
                 "",
@@ -176,7 +178,7 @@ async def _release(kernel_manager, kernel_id: str, timeout_seconds: float) -> Ca
                 # Were it to fail, the cells the notebook queued meanwhile must still run.
                 stop_on_error=False,
                 reply=True,
-                timeout=timeout_seconds,
+                timeout=max(0.0, deadline - time.monotonic()),
             )
         except (TimeoutError, asyncio.TimeoutError):
             message = gettext(

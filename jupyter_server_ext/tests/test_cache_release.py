@@ -348,7 +348,7 @@ async def test_a_user_who_may_not_run_code_in_kernels_may_not_release(jp_fetch, 
     assert raised.value.code == 403
 
 
-@pytest.mark.parametrize("state", ["starting", "restarting", "dead"])
+@pytest.mark.parametrize("state", ["restarting", "dead"])
 async def test_a_kernel_that_is_not_idle_is_not_asked(state):
     # A kernel manager's view of a kernel in that state: asked, it would answer late or never.
     kernel = SimpleNamespace(execution_state=state, client=None)
@@ -357,3 +357,38 @@ async def test_a_kernel_that_is_not_idle_is_not_asked(state):
         await release_cached_memory(manager, "k")
     assert refused.value.kind == "busy"
     assert refused.value.message == f"the kernel is {state}: try again when it is idle"
+
+
+async def rest_kernel(jp_fetch) -> str:
+    """A kernel started through the REST API, as a script or another tool starts one; no
+    websocket ever connects to it."""
+    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
+    return json.loads(response.body)["id"]
+
+
+async def listed_state(jp_fetch, kernel_id: str) -> str:
+    kernels = json.loads((await jp_fetch("gpu-monitor", "api", "kernels")).body)
+    (kernel,) = [k for k in kernels if k["kernel_id"] == kernel_id]
+    return kernel["execution_state"]
+
+
+async def test_a_kernel_no_client_talked_to_is_released_not_refused_as_starting(
+    jp_fetch, jp_serverapp
+):
+    kernel_id = await rest_kernel(jp_fetch)
+    assert jp_serverapp.kernel_manager.get_kernel(kernel_id).execution_state == "starting"
+
+    answer = await released(jp_fetch, kernel_id)
+
+    assert answer["outcome"] == "torch_not_imported"
+
+
+async def test_a_kernel_no_client_talked_to_is_listed_idle_once_ready(jp_fetch):
+    kernel_id = await rest_kernel(jp_fetch)
+    states = [await listed_state(jp_fetch, kernel_id)]
+    for _ in range(100):  # it may still be importing ipykernel
+        if states[-1] != "starting":
+            break
+        await asyncio.sleep(0.2)
+        states.append(await listed_state(jp_fetch, kernel_id))
+    assert states[-1] == "idle", states
