@@ -359,10 +359,13 @@ core.""",
             ("404", "no such kernel on this server"),
             (
                 "409",
-                "the kernel is running a cell (the request would wait behind it), or "
-                "starting, restarting or dead",
+                "the kernel is running a cell (the request would wait behind it), restarting, "
+                "dead, or starting and not answering within 10 s",
             ),
-            ("502", "the release raised in the kernel"),
+            (
+                "502",
+                "the release raised in the kernel, or its answer was not ours or over 64 KiB",
+            ),
             ("504", "the kernel did not answer within 10 s"),
         ],
         prose="""\
@@ -370,7 +373,8 @@ No body. Hands back the GPU memory PyTorch's caching allocator keeps for tensors
 freed. One silent execute (no In[] number, no history, no name left in the namespace) looks
 torch up in `sys.modules`, never importing it: `outcome` is `torch_not_imported`,
 `cuda_not_initialized` (torch never used a GPU there), or `released`, after `gc.collect()` and
-`torch.cuda.empty_cache()`, with what torch held reserved on all GPUs before and after. It
+`torch.cuda.empty_cache()`, with what torch held reserved on all GPUs before and after.
+Requests for a kernel whose release is under way get that release's answer: it runs once. It
 needs the right to run code in kernels (`execute` on `kernels`), besides `read` on
 `gpu-monitor`.""",
         examples=[

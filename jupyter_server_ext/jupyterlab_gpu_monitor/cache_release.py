@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import inspect
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import blocking
+from .kernel_ready import answers, shell_client
 from .translation import gettext
 
 # How long an idle kernel may take to answer. It answers an empty execute in milliseconds;
@@ -48,6 +50,10 @@ RELEASE_EXPRESSION = (
     f"(lambda namespace: (exec({RELEASE_SOURCE!r}, namespace), namespace['RESULT'])[1])({{}})"
 )
 EXPRESSION_NAME = "gpu_monitor_release"
+# Our answer prints in a few hundred characters. A kernel that prints dicts its own way (a
+# pretty-printer of the user's) may send megabytes, which ast.literal_eval would take seconds
+# and gigabytes to read: beyond this, it is refused unread.
+MAX_ANSWER_CHARACTERS = 64 * 1024
 OUTCOMES = ("torch_not_imported", "cuda_not_initialized", "released")
 
 
@@ -84,6 +90,14 @@ def parse_reply(content: dict[str, Any]) -> CacheRelease:
     if result.get("status") != "ok":
         raise ReleaseRefused("failed", _failure(result))
     text = result.get("data", {}).get("text/plain", "")
+    if len(text) > MAX_ANSWER_CHARACTERS:
+        message = gettext(
+            "the kernel's answer is {size} KiB, more than the {limit} KiB a release's answer "
+            "can be: something in the kernel changes how it prints a dict"
+        )
+        raise ReleaseRefused(
+            "failed", message.format(size=len(text) // 1024, limit=MAX_ANSWER_CHARACTERS // 1024)
+        )
     try:
         answer = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
@@ -107,33 +121,53 @@ def _failure(content: dict[str, Any]) -> str:
     )
 
 
+# The release under way in each kernel, by kernel id, for the requests that join it.
+_in_flight: dict[str, asyncio.Future[CacheRelease]] = {}
+
+
 async def release_cached_memory(
     kernel_manager, kernel_id: str, timeout_seconds: float = REPLY_TIMEOUT_SECONDS
 ) -> CacheRelease:
     """Run ``gc.collect()`` and ``torch.cuda.empty_cache()`` in a kernel of this server that
     imported torch, silently, and say what it gave back.
 
+    A request for a kernel whose release is under way joins it: the kernel runs it once, and
+    every request gets its answer. Asked again meanwhile, the kernel would run it twice for
+    nothing, or the second request find it busy with the first and be refused.
+
     The caller checks that the kernel exists. ReleaseRefused: ``busy`` when the kernel runs a
-    cell (the request would wait behind it), ``timeout`` when it does not answer in time,
-    ``failed`` when the expression raised.
+    cell (the request would wait behind it), or is restarting, dead, or starting and not
+    answering yet; ``timeout`` when it does not answer in time; ``failed`` when the
+    expression raised.
     """
+    release = _in_flight.get(kernel_id)
+    if release is None:
+        release = asyncio.ensure_future(_release(kernel_manager, kernel_id, timeout_seconds))
+        _in_flight[kernel_id] = release
+        release.add_done_callback(lambda _: _in_flight.pop(kernel_id, None))
+    # Shielded: a request that goes away does not cancel the release the others wait for.
+    return await asyncio.shield(release)
+
+
+async def _release(kernel_manager, kernel_id: str, timeout_seconds: float) -> CacheRelease:
     kernel = kernel_manager.get_kernel(kernel_id)
     state = getattr(kernel, "execution_state", None)
     if state == "busy":
         raise ReleaseRefused(
             "busy", gettext("the kernel is running a cell: try again when it is idle")
         )
-    if state in ("starting", "restarting", "dead"):
+    not_idle = gettext("the kernel is {state}: try again when it is idle")
+    if state in ("restarting", "dead"):
         # It would answer late or never: the request would only time out.
-        message = gettext("the kernel is {state}: try again when it is idle")
-        raise ReleaseRefused("busy", message.format(state=state))
-    client = kernel.client()
+        raise ReleaseRefused("busy", not_idle.format(state=state))
+    deadline = time.monotonic() + timeout_seconds
+    # Only the shell channel: its reply is all that is read.
+    client = await shell_client(kernel)
     try:
-        # Only the shell channel: its reply is all that is read. A gateway's client starts
-        # its channels asynchronously, a local kernel's at once.
-        started = client.start_channels(iopub=False, stdin=False, hb=False, control=False)
-        if inspect.isawaitable(started):
-            await started
+        # "starting" may be a kernel no client has talked to, ready for long (kernel_ready.py):
+        # one that answers its kernel_info is.
+        if state == "starting" and not await answers(client, timeout_seconds):
+            raise ReleaseRefused("busy", not_idle.format(state=state))
         try:
             reply = await client.execute(
                 "",
@@ -144,7 +178,7 @@ async def release_cached_memory(
                 # Were it to fail, the cells the notebook queued meanwhile must still run.
                 stop_on_error=False,
                 reply=True,
-                timeout=timeout_seconds,
+                timeout=max(0.0, deadline - time.monotonic()),
             )
         except (TimeoutError, asyncio.TimeoutError):
             message = gettext(
@@ -156,4 +190,10 @@ async def release_cached_memory(
             ) from None
     finally:
         client.stop_channels()
-    return parse_reply(reply["content"])
+    # Even an answer within the bound takes a literal's parse: off the event loop.
+    return await blocking.run(
+        blocking.REQUESTS,
+        parse_reply,
+        reply["content"],
+        timeout_seconds=blocking.REQUEST_WORK_SECONDS,
+    )

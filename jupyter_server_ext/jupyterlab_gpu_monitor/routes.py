@@ -24,6 +24,7 @@ from .cells import KernelHistory, Span, SpansTooCostly, attribute
 from .config import GpuMonitor
 from .gpu.history import History
 from .gpu.sampler import Sampler
+from .kernel_ready import settle_starting
 from .kernels import KernelJoin, kernels_summary
 from .translation import gettext
 
@@ -266,6 +267,7 @@ class KernelsHandler(GpuMonitorHandler):
         snapshot = await self.sampler.snapshot()
         kernel_join = self.settings["gpu_monitor_kernel_join"]
         kernels = await kernel_join.kernels()
+        settle_starting(self.kernel_manager, kernels)
         self.finish(json.dumps(kernels_summary(snapshot, kernels, kernel_join.machine_use)))
 
 

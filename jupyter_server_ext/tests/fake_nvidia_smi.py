@@ -13,8 +13,9 @@ test can change a running server's GPUs):
   line when ``--format`` says ``noheader``, as nvidia-smi does).
 - ``FAKE_SMI_ERROR``: an error capture printed for every call, exiting ``FAKE_SMI_EXIT``
   (default 9, nvidia-smi's "driver not loaded" status).
-- ``FAKE_SMI_MODE``: ``hang`` (never answers), ``garbage`` (prints random bytes) or ``flood``
-  (prints 20 MB of random bytes, as a broken driver's tool might).
+- ``FAKE_SMI_MODE``: ``hang`` (never answers), ``garbage`` (prints random bytes), ``flood``
+  (prints 20 MB of random bytes, as a broken driver's tool might) or ``crash`` (prints the
+  first half of its answer, then dies of SIGSEGV).
 - ``FAKE_SMI_APPS_REPEAT``: ``N``: the compute-apps capture's rows printed N times over, each
   copy with pids of its own: a valid process list as long as a test needs.
 - ``FAKE_SMI_REJECT_FIELD``: a --query-gpu field this "old driver" does not know.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -154,8 +156,7 @@ def main(args: list[str]) -> int:
             xml = _capture(settings["FAKE_SMI_XML"], settings)
             fields = gpu_fields or app_fields
             header = "noheader" not in (_query(args, "--format=") or [])
-            sys.stdout.write(_csv_from_xml(xml, fields, processes=not gpu_fields, header=header))
-            return 0
+            return _answer(_csv_from_xml(xml, fields, processes=not gpu_fields, header=header))
     elif args == ["-L"]:
         capture = settings.get("FAKE_SMI_LIST")
     else:
@@ -166,11 +167,20 @@ def main(args: list[str]) -> int:
     text = _capture(capture, settings)
     if app_fields and "FAKE_SMI_APPS_REPEAT" in settings:
         text = _repeated_rows(text, int(settings["FAKE_SMI_APPS_REPEAT"]))
+    return _answer(text)
+
+
+def _answer(text: str) -> int:
+    """Prints ``text``; with FAKE_SMI_MODE=crash, its first half, then dies as nvidia-smi does
+    when it crashes (SIGSEGV)."""
+    crash = _settings().get("FAKE_SMI_MODE") == "crash"
     try:
-        sys.stdout.write(text)
+        sys.stdout.write(text[: len(text) // 2] if crash else text)
         sys.stdout.flush()
     except BrokenPipeError:
         pass  # the reader had enough (a capped read)
+    if crash:
+        os.kill(os.getpid(), signal.SIGSEGV)
     return 0
 
 

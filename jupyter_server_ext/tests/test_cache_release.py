@@ -19,6 +19,7 @@ from jupyterlab_gpu_monitor.cache_release import (
     parse_reply,
     release_cached_memory,
 )
+from tornado.httpclient import AsyncHTTPClient
 
 from .replay import server_config
 from .test_inspector_routes import status_of
@@ -162,6 +163,61 @@ async def test_released_memory_is_what_torch_reserved_before_less_after_gc_then_
     }
 
 
+# Kernel code, after STAND_IN_TORCH: each empty_cache() counted, and slow enough (a GPU with
+# frees pending) that every request of a burst arrives while the first one runs.
+COUNTED_EMPTY_CACHE = """
+import time
+empty_cache_calls = 0
+_empty_cache = torch.cuda.empty_cache
+def _counted():
+    global empty_cache_calls
+    empty_cache_calls += 1
+    time.sleep(2)
+    _empty_cache()
+torch.cuda.empty_cache = _counted
+"""
+
+
+async def test_twenty_releases_of_one_kernel_at_once_all_get_the_one_release_it_ran(
+    jp_fetch, jp_serverapp, jp_http_port, jp_base_url, jp_auth_header
+):
+    session = await start_session(jp_fetch, "clicked-twenty-times.ipynb")
+    kernel_id = session["kernel"]["id"]
+    await run_in_kernel(jp_serverapp, kernel_id, STAND_IN_TORCH + COUNTED_EMPTY_CACHE)
+    await until_idle(jp_serverapp, kernel_id)
+    # Twenty browser tabs: as many connections at once (jp_fetch's client holds 10).
+    client = AsyncHTTPClient(force_instance=True, max_clients=20)
+    url = f"http://127.0.0.1:{jp_http_port}{jp_base_url}gpu-monitor/api/kernels/{kernel_id}"
+
+    answers = await asyncio.gather(
+        *(
+            client.fetch(
+                f"{url}/release-cached-memory",
+                method="POST",
+                body=b"",
+                headers=jp_auth_header,
+                raise_error=False,
+                request_timeout=60,
+            )
+            for _ in range(20)
+        )
+    )
+
+    assert [answer.code for answer in answers] == [200] * 20, [a.body for a in answers]
+    gib = 1024**3
+    assert {answer.body for answer in answers} == {
+        json.dumps(
+            {
+                "outcome": "released",
+                "reserved_before_bytes": 4 * gib,
+                "reserved_after_bytes": gib // 2,
+                "released_bytes": 4 * gib - gib // 2,
+            }
+        ).encode()
+    }
+    await run_in_kernel(jp_serverapp, kernel_id, "assert empty_cache_calls == 1, empty_cache_calls")
+
+
 def test_a_reply_that_released_memory_gives_the_bytes_the_gpus_got_back():
     # An execute_reply's content as ipykernel sends it (IPython pretty-prints the dict).
     content = {
@@ -292,7 +348,7 @@ async def test_a_user_who_may_not_run_code_in_kernels_may_not_release(jp_fetch, 
     assert raised.value.code == 403
 
 
-@pytest.mark.parametrize("state", ["starting", "restarting", "dead"])
+@pytest.mark.parametrize("state", ["restarting", "dead"])
 async def test_a_kernel_that_is_not_idle_is_not_asked(state):
     # A kernel manager's view of a kernel in that state: asked, it would answer late or never.
     kernel = SimpleNamespace(execution_state=state, client=None)
@@ -301,3 +357,38 @@ async def test_a_kernel_that_is_not_idle_is_not_asked(state):
         await release_cached_memory(manager, "k")
     assert refused.value.kind == "busy"
     assert refused.value.message == f"the kernel is {state}: try again when it is idle"
+
+
+async def rest_kernel(jp_fetch) -> str:
+    """A kernel started through the REST API, as a script or another tool starts one; no
+    websocket ever connects to it."""
+    response = await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))
+    return json.loads(response.body)["id"]
+
+
+async def listed_state(jp_fetch, kernel_id: str) -> str:
+    kernels = json.loads((await jp_fetch("gpu-monitor", "api", "kernels")).body)
+    (kernel,) = [k for k in kernels if k["kernel_id"] == kernel_id]
+    return kernel["execution_state"]
+
+
+async def test_a_kernel_no_client_talked_to_is_released_not_refused_as_starting(
+    jp_fetch, jp_serverapp
+):
+    kernel_id = await rest_kernel(jp_fetch)
+    assert jp_serverapp.kernel_manager.get_kernel(kernel_id).execution_state == "starting"
+
+    answer = await released(jp_fetch, kernel_id)
+
+    assert answer["outcome"] == "torch_not_imported"
+
+
+async def test_a_kernel_no_client_talked_to_is_listed_idle_once_ready(jp_fetch):
+    kernel_id = await rest_kernel(jp_fetch)
+    states = [await listed_state(jp_fetch, kernel_id)]
+    for _ in range(100):  # it may still be importing ipykernel
+        if states[-1] != "starting":
+            break
+        await asyncio.sleep(0.2)
+        states.append(await listed_state(jp_fetch, kernel_id))
+    assert states[-1] == "idle", states

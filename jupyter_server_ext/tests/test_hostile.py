@@ -42,6 +42,8 @@ from .conda_layouts import BASE_2021, env_2025, make_conda_env
 from .contract_check import check_answer
 from .prometheus_lab import H100_REPLAY, running_jupyter_server
 from .replay import SMI_FIXTURES, server_config
+from .test_cache_release import until_idle
+from .test_kernels import run_in_kernel
 
 # How much longer than without the heavy request jupyter_server's own status may take, p99.
 ALLOWED_DELAY_SECONDS = 0.25
@@ -64,12 +66,14 @@ def jp_server_config():
 
 
 class StatusWatch:
-    """``GET /api/status`` over and over, from a thread and a connection of its own: how long
-    the server keeps another route waiting, seen from outside its event loop."""
+    """``GET /api/status`` (or ``route``) over and over, from a thread and a connection of its
+    own: how long the server keeps another route waiting, seen from outside its event loop."""
 
-    def __init__(self, port: int, base_url: str, headers: dict[str, str]):
+    def __init__(
+        self, port: int, base_url: str, headers: dict[str, str], route: str = "api/status"
+    ):
         self._port = port
-        self._path = f"{base_url}api/status"
+        self._path = f"{base_url}{route}"
         self._headers = headers
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._ping, daemon=True)
@@ -107,18 +111,20 @@ class StatusWatch:
 
 @pytest.fixture
 def loop_guard(http_server_client, jp_http_port, jp_base_url, jp_auth_header):
-    """``await loop_guard(heavy)``: runs ``heavy()`` and fails when jupyter_server's status
-    waited more than ALLOWED_DELAY_SECONDS longer (p99) than without it; returns its result."""
+    """``await loop_guard(heavy)``: runs ``heavy()`` and fails when jupyter_server's status (or
+    ``route``) waited more than ALLOWED_DELAY_SECONDS longer (p99) than without it; returns
+    its result."""
 
-    async def guard(heavy: Callable[[], Awaitable]):
-        async with StatusWatch(jp_http_port, jp_base_url, jp_auth_header) as quiet:
+    async def guard(heavy: Callable[[], Awaitable], route: str = "api/status"):
+        watch = (jp_http_port, jp_base_url, jp_auth_header, route)
+        async with StatusWatch(*watch) as quiet:
             await asyncio.sleep(QUIET_SECONDS)
-        async with StatusWatch(jp_http_port, jp_base_url, jp_auth_header) as loaded:
+        async with StatusWatch(*watch) as loaded:
             result = await heavy()
-        assert loaded.latencies, "the status was never answered while the request ran"
+        assert loaded.latencies, f"{route} was never answered while the request ran"
         delay = loaded.p99 - quiet.p99
         assert delay <= ALLOWED_DELAY_SECONDS, (
-            f"GET /api/status p99 {loaded.p99:.3f} s during the request, {quiet.p99:.3f} s "
+            f"GET {route} p99 {loaded.p99:.3f} s during the request, {quiet.p99:.3f} s "
             f"without it: the event loop was held {delay:.3f} s"
         )
         return result
@@ -309,6 +315,34 @@ async def test_an_enormous_body_is_refused_by_its_size_first(
     assert response.code == 413
     assert "at most 1048576" in message_of(response)
     assert len(response.body) < 1000  # nothing of the body is echoed
+
+
+# Kernel code: a pretty-printer of the user's for dicts that appends a long history, as a
+# notebook's display customisation may; the release's answer, a dict, comes back as 0.9 MB
+# of text, which parsing as a literal once held the event loop for seconds.
+VERBOSE_DICTS = """
+def _with_history(mapping, printer, cycle):
+    printer.text(repr({**mapping, 'history': [[n] for n in range(100_000)]}))
+_previous = get_ipython().display_formatter.formatters['text/plain'].for_type(dict, _with_history)
+"""
+
+
+async def test_a_kernel_answering_a_release_with_megabytes_gets_an_error_not_the_loop(
+    jp_fetch, jp_serverapp, jp_base_url, browsers, loop_guard
+):
+    await jp_fetch("gpu-monitor", "api", "gpus")
+    kernel_id = await notebook_kernel(jp_fetch, "verbose.ipynb")
+    await run_in_kernel(jp_serverapp, kernel_id, VERBOSE_DICTS)
+    await until_idle(jp_serverapp, kernel_id)
+    route = api(jp_base_url, "kernels", kernel_id, "release-cached-memory")
+
+    response = await loop_guard(
+        lambda: browsers(route, "POST", b""), route="gpu-monitor/api/status"
+    )
+
+    assert response.code == 502
+    assert message_of(response).startswith("the kernel's answer is 8")
+    assert "more than the 64 KiB a release's answer can be" in message_of(response)
 
 
 async def read_for(jp_fetch, seconds: float) -> dict:

@@ -99,6 +99,14 @@ async def test_driver_error_capture_reaches_the_client_with_its_hint(fake_smi, j
     assert "reboot" in snapshot["error"]["hint"]
 
 
+async def test_nvidia_smi_that_crashes_mid_answer_is_said_to_have_crashed(fake_smi, jp_fetch):
+    fake_smi.mode("crash")  # half its XML or CSV printed, then SIGSEGV
+    snapshot = await get_json(jp_fetch, "gpus")
+    assert snapshot["gpus"] == []
+    assert snapshot["error"]["kind"] == "unknown"
+    assert snapshot["error"]["message"] == "nvidia-smi crashed (SIGSEGV)"
+
+
 async def test_hung_nvidia_smi_times_out_and_the_api_recovers(fake_smi, jp_fetch):
     fake_smi.mode("hang")
     hung = await get_json(jp_fetch, "gpus")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 
 from ..translation import N_, gettext
 from .model import GpuError
@@ -162,7 +163,12 @@ def kind_of_message(text: str) -> str | None:
 
 
 def error_from_output(text: str, returncode: int) -> GpuReadError:
-    """The error for an nvidia-smi run that failed or printed an error instead of data."""
+    """The error for an nvidia-smi run that failed or printed an error instead of data; a
+    negative ``returncode`` is the signal it died of."""
+    if returncode < 0:
+        # What it printed before the crash is a torn answer (half an XML file), not a message.
+        message = gettext("nvidia-smi crashed ({signal})").format(signal=_signal_name(-returncode))
+        return GpuReadError("unknown", message)
     text = text[:_MESSAGE_SCAN_CHARACTERS]
     message = " ".join(line.strip() for line in text.strip().splitlines() if line.strip())
     kind = kind_of_message(text)
@@ -173,6 +179,13 @@ def error_from_output(text: str, returncode: int) -> GpuReadError:
                 status=returncode
             )
     return GpuReadError(kind, message[:500])
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal, or one this platform does not name
+        return gettext("signal {number}").format(number=number)
 
 
 def more_telling(first: GpuReadError, second: GpuReadError) -> GpuReadError:
