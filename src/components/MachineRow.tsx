@@ -46,7 +46,10 @@ export function MachineRow(props: MachineRow.IProps): React.ReactElement {
   const room =
     machine.root_dir_free_mib === null
       ? null
-      : trans.__('%1 disk free', formatMemory(machine.root_dir_free_mib, trans));
+      : trans.__(
+          '%1 disk free',
+          formatMemory(machine.root_dir_free_mib, trans)
+        );
   return (
     <div
       role="group"
