@@ -15,6 +15,7 @@ import {
   a100MigSnapshot,
   a5000At,
   a5000KernelSnapshot,
+  a5000Kernels,
   driverNotLoadedSnapshot,
   gb200LostSnapshot,
   noGpuSnapshot
@@ -299,7 +300,7 @@ describe('alertMessage', () => {
         trans
       )
     ).toBe(
-      'GPU 0 (NVIDIA RTX A5000): under 30% busy for 5 min while holding 21.9 GiB. Waiting on data?'
+      "GPU 0 (NVIDIA RTX A5000): another user's process has held 21.9 GiB for 5 min under 30% busy."
     );
   });
 
@@ -320,7 +321,7 @@ describe('alertMessage', () => {
     });
     const message = alertMessage([long], DEFAULT_ALERT_THRESHOLDS, trans);
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
-    expect(message).toMatch(/^GPU 0: under 30% busy/);
+    expect(message).toMatch(/^GPU 0: another user's process has held/);
 
     const many = Array.from({ length: 64 }, (_, gpuIndex) =>
       alert({ gpuIndex })
@@ -499,6 +500,77 @@ describe('SourceHealth', () => {
     expect(health.update(null, null)).toBeNull();
     expect(health.update(noGpuSnapshot(), null)).toBeNull();
     expect(health.update(null, serverDown)).toBeNull();
+  });
+});
+
+describe('the alert of a GPU idle while memory is held', () => {
+  /**
+   * The recorded train.ipynb kernel on both A5000, both at 0 %, read at
+   * 1000 and again five minutes later: the alerts of both.
+   */
+  function idleAlerts(): IGpuAlert[] {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      memoryEnabled: false
+    });
+    const at = (timestamp: number) => {
+      const snapshot = a5000KernelSnapshot();
+      snapshot.timestamp = timestamp;
+      return snapshot;
+    };
+    for (let timestamp = 1000; timestamp < 1300; timestamp += 60) {
+      expect(alerts.update(at(timestamp))).toEqual([]);
+    }
+    const started = alerts.update(at(1300));
+    expect(started.map(alert => [alert.kind, alert.gpuIndex])).toEqual([
+      ['lowUtilization', 0],
+      ['lowUtilization', 1]
+    ]);
+    return started;
+  }
+
+  it('names the notebook, what it holds and for how long, and says its kernel is idle between runs', () => {
+    const [alert, other] = idleAlerts();
+    expect(alert.holder).toEqual({
+      kernelId: a5000Kernels()[0].kernel_id,
+      path: 'train.ipynb',
+      own: true
+    });
+    const idle = a5000Kernels().map(kernel => ({
+      ...kernel,
+      execution_state: 'idle'
+    }));
+
+    expect(alertMessage([alert], DEFAULT_ALERT_THRESHOLDS, trans, idle)).toBe(
+      'GPU 0 (NVIDIA RTX A5000): train.ipynb has held 21.9 GiB for 5 min under 30% busy; its kernel is idle between runs.'
+    );
+    // Both GPUs at once, one notebook holding them: named, with all it holds.
+    expect(
+      alertMessage([alert, other], DEFAULT_ALERT_THRESHOLDS, trans, idle)
+    ).toBe(
+      'GPUs 0, 1: train.ipynb has held 38.8 GiB for 5 min under 30% busy; its kernel is idle between runs.'
+    );
+  });
+
+  it('tells a kernel busy preparing data from one busy waiting on something else, by its CPU', () => {
+    const [alert] = idleAlerts();
+    const busy = (cpu: number) =>
+      a5000Kernels().map(kernel => ({
+        ...kernel,
+        execution_state: 'busy',
+        cpu_percent: cpu
+      }));
+
+    expect(
+      alertMessage([alert], DEFAULT_ALERT_THRESHOLDS, trans, busy(180))
+    ).toBe(
+      'GPU 0 (NVIDIA RTX A5000): train.ipynb has held 21.9 GiB for 5 min under 30% busy while its kernel prepares data (CPU 180 %).'
+    );
+    expect(
+      alertMessage([alert], DEFAULT_ALERT_THRESHOLDS, trans, busy(2))
+    ).toBe(
+      'GPU 0 (NVIDIA RTX A5000): train.ipynb has held 21.9 GiB for 5 min under 30% busy while its kernel waits on something else.'
+    );
   });
 });
 

@@ -7,7 +7,10 @@ import {
   IAlertThresholds,
   IGpuAlert
 } from './alerts';
-import { formatList, formatMemory } from './units';
+import { IKernelSummary } from '../restapi/kernels';
+import { KERNEL_CPU_BUSY_PERCENT } from '../restapi/rules';
+import { kernelLabel } from './processes';
+import { formatList, formatMemory, formatPercent } from './units';
 
 /**
  * The notification text of alerts of one kind that started together: which
@@ -17,7 +20,8 @@ import { formatList, formatMemory } from './units';
 export function alertMessage(
   alerts: readonly IGpuAlert[],
   thresholds: IAlertThresholds,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  kernels: readonly IKernelSummary[] | null = null
 ): string {
   const [first] = alerts;
   // A lost GPU by the bus id the driver's messages (dmesg) name it by.
@@ -38,9 +42,7 @@ export function alertMessage(
         );
   const candidates = [named, bare]
     .filter((gpus): gpus is string => gpus !== null)
-    .map(gpus =>
-      Private.sentence(first, alerts.length, gpus, thresholds, trans)
-    );
+    .map(gpus => Private.sentence(alerts, gpus, thresholds, kernels, trans));
   const message =
     candidates.find(text => text.length <= MAX_MESSAGE_LENGTH) ??
     candidates[candidates.length - 1];
@@ -59,7 +61,8 @@ export function alertNotices(
   shownBefore: ReadonlyMap<GpuAlertKind, readonly IGpuAlert[]>,
   stillFiring: (alert: IGpuAlert) => boolean,
   thresholds: IAlertThresholds,
-  trans: TranslationBundle
+  trans: TranslationBundle,
+  kernels: readonly IKernelSummary[] | null = null
 ): { kind: GpuAlertKind; alerts: IGpuAlert[]; message: string }[] {
   return ALERT_KINDS.map(kind => started.filter(alert => alert.kind === kind))
     .filter(fresh => fresh.length > 0)
@@ -72,7 +75,11 @@ export function alertNotices(
         ),
         ...fresh
       ].sort((a, b) => a.gpuIndex - b.gpuIndex);
-      return { kind, alerts, message: alertMessage(alerts, thresholds, trans) };
+      return {
+        kind,
+        alerts,
+        message: alertMessage(alerts, thresholds, trans, kernels)
+      };
     });
 }
 
@@ -84,12 +91,14 @@ namespace Private {
    * The notification sentence of alerts of one kind.
    */
   export function sentence(
-    first: IGpuAlert,
-    count: number,
+    alerts: readonly IGpuAlert[],
     gpus: string,
     thresholds: IAlertThresholds,
+    kernels: readonly IKernelSummary[] | null,
     trans: TranslationBundle
   ): string {
+    const [first] = alerts;
+    const count = alerts.length;
     switch (first.kind) {
       case 'lost':
         return count === 1
@@ -136,22 +145,89 @@ namespace Private {
               slowdownCause(first, trans)
             )
           : trans.__('%1 slow down: their clocks are held down.', gpus);
-      case 'lowUtilization':
-        return count === 1 && first.memoryUsedMiB !== null
-          ? trans.__(
-              '%1: under %2% busy for %3 min while holding %4. Waiting on data?',
-              gpus,
-              thresholds.lowUtilizationPercent,
-              thresholds.lowUtilizationMinutes,
-              formatMemory(first.memoryUsedMiB, trans)
-            )
+      case 'lowUtilization': {
+        // One holder on all of them (a notebook on several GPUs) is named
+        // with what it holds on all.
+        const holders = new Set(alerts.map(alert => alert.holder?.kernelId));
+        const oneHolder =
+          count === 1 || (holders.size === 1 && !!first.holder?.kernelId);
+        const held = alerts.reduce<number | null>(
+          (sum, alert) =>
+            sum === null || alert.memoryUsedMiB === null
+              ? null
+              : sum + alert.memoryUsedMiB,
+          0
+        );
+        return oneHolder && held !== null
+          ? idleSentence(first, held, gpus, thresholds, kernels, trans)
           : trans.__(
-              '%1: under %2% busy for %3 min while holding memory. Waiting on data?',
+              '%1: under %2% busy for %3 min while holding memory.',
               gpus,
               thresholds.lowUtilizationPercent,
               thresholds.lowUtilizationMinutes
             );
+      }
     }
+  }
+
+  /**
+   * A GPU idle for minutes while memory is held: who holds it, how much and
+   * for how long, and why by the rule a cell's line uses: the kernel idle
+   * between runs, or busy with its CPU preparing data, or busy waiting on
+   * something else.
+   */
+  function idleSentence(
+    alert: IGpuAlert,
+    heldMiB: number,
+    gpus: string,
+    thresholds: IAlertThresholds,
+    kernels: readonly IKernelSummary[] | null,
+    trans: TranslationBundle
+  ): string {
+    const held = formatMemory(heldMiB, trans);
+    const minutes = thresholds.lowUtilizationMinutes;
+    const busy = thresholds.lowUtilizationPercent;
+    const kernelId = alert.holder?.kernelId ?? null;
+    if (kernelId === null) {
+      return trans.__(
+        "%1: another user's process has held %2 for %3 min under %4% busy.",
+        gpus,
+        held,
+        minutes,
+        busy
+      );
+    }
+    const label = kernelLabel(kernelId, alert.holder?.path ?? null, trans);
+    const kernel = kernels?.find(each => each.kernel_id === kernelId);
+    if (kernel?.execution_state !== 'busy') {
+      return trans.__(
+        '%1: %2 has held %3 for %4 min under %5% busy; its kernel is idle between runs.',
+        gpus,
+        label,
+        held,
+        minutes,
+        busy
+      );
+    }
+    const cpu = kernel.cpu_percent;
+    return cpu !== null && cpu >= KERNEL_CPU_BUSY_PERCENT
+      ? trans.__(
+          '%1: %2 has held %3 for %4 min under %5% busy while its kernel prepares data (CPU %6).',
+          gpus,
+          label,
+          held,
+          minutes,
+          busy,
+          formatPercent(cpu, trans)
+        )
+      : trans.__(
+          '%1: %2 has held %3 for %4 min under %5% busy while its kernel waits on something else.',
+          gpus,
+          label,
+          held,
+          minutes,
+          busy
+        );
   }
 
   /**

@@ -166,6 +166,31 @@ export interface IGpuAlert {
    * The memory the GPU holds, in MiB.
    */
   memoryUsedMiB: number | null;
+  /**
+   * Who holds the memory of a GPU idle for minutes (low utilisation alerts
+   * only): the process with the most memory on it.
+   */
+  holder?: IAlertHolder;
+}
+
+/**
+ * Who holds an idle GPU's memory, so that the alert names the notebook and
+ * offers what frees it.
+ */
+export interface IAlertHolder {
+  /**
+   * The kernel of this server whose process it is; null for another user's
+   * process, or one this server cannot see.
+   */
+  kernelId: string | null;
+  /**
+   * The notebook (or console) the kernel serves; null without a session.
+   */
+  path: string | null;
+  /**
+   * Whether it is the user's own kernel: what the alert's actions may free.
+   */
+  own: boolean;
 }
 
 /**
@@ -312,7 +337,8 @@ export class GpuAlerts {
             gpuBusId: gpu.pci_bus_id,
             value,
             memoryUsedMiB: gpu.memory_used_mib,
-            ...(kind === 'slowdown' && { reason: Private.slowing(gpu)[0] })
+            ...(kind === 'slowdown' && { reason: Private.slowing(gpu)[0] }),
+            ...(kind === 'lowUtilization' && { holder: Private.holder(gpu) })
           });
         }
       }
@@ -625,6 +651,22 @@ namespace Private {
       return utilization;
     }
     return null;
+  }
+
+  /**
+   * Who holds the most memory on a GPU.
+   */
+  export function holder(gpu: IGpu): IAlertHolder {
+    const [first] = [...gpu.processes].sort(
+      (a, b) => (b.used_memory_mib ?? -1) - (a.used_memory_mib ?? -1)
+    );
+    return first?.kernel_id
+      ? {
+          kernelId: first.kernel_id,
+          path: first.session_path,
+          own: first.own ?? false
+        }
+      : { kernelId: null, path: null, own: false };
   }
 
   /**

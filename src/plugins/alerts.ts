@@ -21,6 +21,8 @@ import {
   SourceHealth
 } from '../gpu/alerts';
 import { describeFailure } from '../gpu/failure';
+import { kernelLabel } from '../gpu/processes';
+import { fetchKernels } from '../api';
 import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
 import { NotificationSlots } from '../notificationSlots';
 import { CommandIDs, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
@@ -114,12 +116,68 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
         });
       }
     });
-    const actionsOf = (kind: NotificationKind) =>
+    // Where a notification has actions of its own, the mute alone beside
+    // them: more buttons would crowd them out.
+    const actionsOf = (
+      kind: NotificationKind,
+      own: Notification.IAction[] = []
+    ) =>
       [
-        app.commands.hasCommand(CommandIDs.openPanel) ? openPanel : null,
+        ...own,
+        own.length === 0 && app.commands.hasCommand(CommandIDs.openPanel)
+          ? openPanel
+          : null,
         settings !== null ? mute(kind) : null,
-        app.commands.hasCommand('settingeditor:open') ? openSettings : null
+        own.length === 0 && app.commands.hasCommand('settingeditor:open')
+          ? openSettings
+          : null
       ].filter(action => action !== null);
+
+    // What frees an idle GPU that one of the user's own kernels holds: its
+    // notebook, the memory torch caches there, the kernel itself.
+    const holderActions = (
+      shown: readonly IGpuAlert[]
+    ): Notification.IAction[] => {
+      // One of the user's kernels, on every GPU the notification names.
+      const holder = shown[0]?.holder;
+      if (
+        !holder?.own ||
+        holder.kernelId === null ||
+        shown.some(alert => alert.holder?.kernelId !== holder.kernelId)
+      ) {
+        return [];
+      }
+      const kernel = {
+        kernelId: holder.kernelId,
+        label: kernelLabel(holder.kernelId, holder.path, trans)
+      };
+      return [
+        holder.path !== null && {
+          label: trans.__('Open %1', kernel.label),
+          caption: trans.__('Open the notebook that holds the GPU'),
+          callback: () => {
+            void app.commands.execute('docmanager:open', { path: holder.path });
+          }
+        },
+        {
+          label: trans.__('Release Cached Memory'),
+          caption: trans.__(
+            'Give back the GPU memory torch caches in the idle kernel'
+          ),
+          callback: () => {
+            void app.commands.execute(CommandIDs.releaseCachedMemory, kernel);
+          }
+        },
+        {
+          label: trans.__('Shut Down'),
+          caption: trans.__('Shut the kernel down, after a confirmation'),
+          displayType: 'warn' as const,
+          callback: () => {
+            void app.commands.execute(CommandIDs.shutDownKernel, kernel);
+          }
+        }
+      ].filter(action => action !== false);
+    };
 
     model.changed.connect(() => {
       if (watcher === null || saved === null) {
@@ -166,9 +224,16 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
       if (started.length === 0) {
         return;
       }
-      // The words of the alerts load with the first of them.
-      import('../gpu/alertMessages').then(
-        ({ alertNotices }) => {
+      // The words of the alerts load with the first of them; an idle GPU's
+      // alert asks once what its kernel is doing.
+      const idle = started.some(alert => alert.holder?.kernelId);
+      Promise.all([
+        import('../gpu/alertMessages'),
+        idle
+          ? fetchKernels(app.serviceManager.serverSettings).catch(() => null)
+          : Promise.resolve(null)
+      ]).then(
+        ([{ alertNotices }, kernels]) => {
           const shownBefore = new Map(
             [...named].filter(([kind]) => notices.has(kind))
           );
@@ -177,13 +242,14 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
             shownBefore,
             alert => alerts.isFiring(alert),
             alerts.thresholds,
-            trans
+            trans,
+            kernels
           )) {
             named.set(kind, shown);
             // A lost GPU needs someone to act; the others are warnings.
             notices.show(kind, kind === 'lost' ? 'error' : 'warning', message, {
               autoClose: kind === 'lost' ? false : WARNING_AUTO_CLOSE_MS,
-              actions: actionsOf(kind)
+              actions: actionsOf(kind, holderActions(shown))
             });
           }
         },

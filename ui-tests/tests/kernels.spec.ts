@@ -2,7 +2,7 @@ import { expect } from '@jupyterlab/galata';
 import * as path from 'path';
 
 import { SMI_FIXTURES } from './fakeGpu';
-import { cutOffTexts } from './layout';
+import { brokenWords, cutOffTexts } from './layout';
 
 import {
   holdGpuMemory,
@@ -267,5 +267,46 @@ test.describe('who is using the GPU', () => {
         )
       )
       .toMatch(/"memoryEnabled":\s*false/);
+  });
+
+  test('a GPU my idle notebook holds for minutes is told with the notebook, what it holds and why, and what frees it', async ({
+    page,
+    baseURL,
+    tmpPath
+  }) => {
+    await page.evaluate(async () => {
+      const registry = await window.galata.getPlugin(
+        '@jupyterlab/apputils-extension:settings'
+      );
+      for (const [key, value] of [
+        ['memoryEnabled', false],
+        ['lowUtilizationMinutes', 1]
+      ] as const) {
+        await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
+      }
+    });
+    const name = 'idle-hold.ipynb';
+    const notebookPath = await openNotebookWith(page, tmpPath, name, 'python3');
+    await holdGpuMemory(page, baseURL!, notebookPath);
+
+    // Both A5000 at 0 % for a minute, the kernel idle between runs.
+    const notice = page.locator('.jp-Notification-Toast-warning', {
+      hasText: `GPUs 0, 1: ${name} has held 38.8 GiB for 1 min under 30% busy; its kernel is idle between runs.`
+    });
+    await expect(notice).toBeVisible({ timeout: 100000 });
+    for (const action of [
+      `Open ${name}`,
+      'Release Cached Memory',
+      'Shut Down',
+      "Don't show again"
+    ]) {
+      await expect(notice.getByRole('button', { name: action })).toBeVisible();
+    }
+    expect(await brokenWords(notice)).toEqual([]);
+
+    await notice.getByRole('button', { name: 'Shut Down' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog).toContainText(`Shut down the kernel of ${name}?`);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 });
