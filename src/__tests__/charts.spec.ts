@@ -350,7 +350,9 @@ describe('machineChartOptions', () => {
     });
     // 1.4 GiB in use of the recording machine's 23.5 GiB: the whole of it.
     expect(range(memory, 1400, 1434)).toEqual([0, 24105]);
-    expect(memory.hooks?.draw).toHaveLength(1);
+    // The gaps in the readings on every chart; the limit on this one.
+    expect(memory.hooks?.draw).toHaveLength(2);
+    expect(cpu.hooks?.draw).toHaveLength(1);
     const throughput = machineChartOptions({
       kind: 'throughput',
       theme,
@@ -367,12 +369,49 @@ describe('machineChartOptions', () => {
     ]);
     const values = throughput.axes![1].values as (
       plot: unknown,
-      splits: number[]
+      splits: number[],
+      axisIndex: number,
+      space: number,
+      increment: number
     ) => string[];
-    expect(values(null, [0, 5000, 2.5e6])).toEqual([
-      '0 B/s',
-      '5 kB/s',
-      '2.5 MB/s'
+    // Every tick in the unit of the largest, with the decimals its step
+    // needs: not "500 MB/s" beside "1.0 GB/s", nor ".5 GB/s" cut.
+    expect(values(null, [0, 5e8, 1e9, 1.5e9], 1, 30, 5e8)).toEqual([
+      '0.0 GB/s',
+      '0.5 GB/s',
+      '1.0 GB/s',
+      '1.5 GB/s'
     ]);
+    expect(values(null, [0, 1e6, 2e6], 1, 30, 1e6)).toEqual([
+      '0 MB/s',
+      '1 MB/s',
+      '2 MB/s'
+    ]);
+  });
+
+  it('sizes a y axis to its widest tick label: "1000" whole on a GB200, not "000"', () => {
+    const options = chartOptions({
+      kind: 'power',
+      gpus: [{ index: 0 }],
+      theme: chartTheme(name => `value of ${name}`, '11px sans-serif'),
+      limits: { ceiling: null, lines: [1200], memoryTotals: new Map() },
+      trans
+    });
+    const size = options.axes![1].size as (
+      plot: unknown,
+      values: string[] | null
+    ) => number;
+    // A font of 6 px a character.
+    const plot = {
+      ctx: {
+        font: '',
+        save: () => undefined,
+        restore: () => undefined,
+        measureText: (text: string) => ({ width: text.length * 6 })
+      }
+    };
+    expect(size(plot, ['0', '500', '1000'])).toBe(4 * 6 + 16);
+    expect(size(plot, ['0', '5', '10'])).toBe(28);
+    expect(options.axes![1].incrs).not.toContain(0.5);
   });
 });

@@ -5,13 +5,9 @@ import { CHART_FIELDS, ChartKind } from './chartKinds';
 import { IGpuColumns, IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
+import { drawGaps } from './gapDrawing';
 import { drawNearlyFull } from './nearlyFullChart';
-import {
-  formatClockTime,
-  formatRate,
-  formatReading,
-  MIB_PER_GIB
-} from './units';
+import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
 
 /**
  * The theme variables GPU lines are drawn in, GPU 0 first; with more GPUs
@@ -173,6 +169,10 @@ export interface ITimeChart {
    */
   draw?: (plot: uPlot) => void;
   /**
+   * What a gap in the readings is labelled: "no readings".
+   */
+  gapLabel: string;
+  /**
    * Charts with the same key move their cursors together.
    */
   syncKey?: string;
@@ -203,7 +203,12 @@ export function timeChartOptions(
       x: { time: true },
       y: { range: (plot, min, max) => chart.yRange(min, max) }
     },
-    hooks: chart.draw ? { draw: [chart.draw] } : {},
+    hooks: {
+      draw: [
+        (plot: uPlot) => drawGaps(plot, theme, chart.gapLabel),
+        ...(chart.draw ? [chart.draw] : [])
+      ]
+    },
     axes: [
       {
         ...axis,
@@ -216,7 +221,12 @@ export function timeChartOptions(
         values: (plot: uPlot, splits: number[], axisIndex, space, increment) =>
           splits.map(seconds => formatClockTime(seconds, increment < 60))
       },
-      { ...axis, size: 40, ...chart.yAxis }
+      {
+        ...axis,
+        size: fitAxisSize(theme.font),
+        incrs: WHOLE_STEPS,
+        ...chart.yAxis
+      }
     ],
     series: [
       {},
@@ -241,6 +251,7 @@ export function chartOptions(
   const { kind, gpus, theme, limits, trans } = source;
   return timeChartOptions({
     theme,
+    gapLabel: trans.__('no readings'),
     syncKey: source.syncKey,
     yRange: (min, max) => yRange(kind, min, max, limits),
     draw: plot => {
@@ -285,13 +296,78 @@ export function gibAxis(): Partial<uPlot.Axis> {
 }
 
 /**
- * A y axis of bytes per second, labelled "14.1 GB/s", wide enough for it.
+ * A y axis of bytes per second: every tick in the one unit its largest
+ * needs ("0.5 GB/s", "1.0 GB/s", not "500 MB/s" beside "1.0 GB/s"), with the
+ * decimals its step needs.
  */
 export function rateAxis(trans: TranslationBundle): Partial<uPlot.Axis> {
   return {
-    size: 64,
-    values: (plot: uPlot, splits: number[]) =>
-      splits.map(value => formatRate(value, trans))
+    // 1, 2, 5 of each power of ten, from 1 B/s to 500 GB/s.
+    incrs: Private.RATE_STEPS,
+    values: (
+      plot: uPlot,
+      splits: number[],
+      axisIndex: number,
+      space: number,
+      increment: number
+    ) => rateTicks(splits, increment, trans)
+  };
+}
+
+/**
+ * The labels of a throughput axis's ticks, in one unit.
+ */
+export function rateTicks(
+  splits: readonly number[],
+  increment: number,
+  trans: TranslationBundle
+): string[] {
+  const top = Math.max(0, ...splits.map(Math.abs));
+  const [unit, label] =
+    top >= 1e9
+      ? [1e9, (value: string) => trans.__('%1 GB/s', value)]
+      : top >= 1e6
+        ? [1e6, (value: string) => trans.__('%1 MB/s', value)]
+        : top >= 1e3
+          ? [1e3, (value: string) => trans.__('%1 kB/s', value)]
+          : [1, (value: string) => trans.__('%1 B/s', value)];
+  const decimals = Math.min(
+    2,
+    Math.max(0, -Math.floor(Math.log10(increment / unit) + 1e-9))
+  );
+  return splits.map(value => label((value / unit).toFixed(decimals)));
+}
+
+/**
+ * The steps of an axis of whole readings (°C, W, %): uPlot's own include
+ * halves, which drew "57.5" between degrees.
+ */
+const WHOLE_STEPS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000
+];
+
+/**
+ * The width of a y axis: its widest tick label in the axis's font, and the
+ * tick and gap beside it; a fixed width cut "1000" to "000" and "1.5 GB/s" to
+ * ".5 GB/s".
+ */
+export function fitAxisSize(font: string) {
+  return (plot: uPlot, values: string[] | null): number => {
+    if (!values || values.length === 0) {
+      return Private.MIN_AXIS_SIZE;
+    }
+    const { ctx } = plot;
+    ctx.save();
+    // The CSS font: measured in CSS pixels whatever the canvas's scale.
+    ctx.font = font;
+    const widest = Math.max(
+      ...values.map(value => ctx.measureText(value).width)
+    );
+    ctx.restore();
+    return Math.max(
+      Private.MIN_AXIS_SIZE,
+      Math.ceil(widest) + Private.AXIS_TICK_AND_GAP
+    );
   };
 }
 
@@ -597,6 +673,26 @@ export function bandsIn(
  * File-local helpers.
  */
 namespace Private {
+  /**
+   * The narrowest y axis, in CSS pixels: two digits.
+   */
+  export const MIN_AXIS_SIZE = 28;
+
+  /**
+   * The steps of a throughput axis: 1, 2, 5 of each power of ten, from 1 B/s
+   * to 500 GB/s.
+   */
+  export const RATE_STEPS = Array.from({ length: 36 }, (_, at) => {
+    const power = Math.floor(at / 3);
+    return [1, 2, 5][at % 3] * 10 ** power;
+  });
+
+  /**
+   * What a y axis adds to its widest label, in CSS pixels: uPlot's tick
+   * (10) and gap (5), and a pixel of air.
+   */
+  export const AXIS_TICK_AND_GAP = 16;
+
   /**
    * The top of an axis raised to each limit a little above it (a quarter
    * of the axis at most), with room over it: readings near a limit show how

@@ -124,6 +124,7 @@ export function machineChartOptions(source: {
   const names = machineSeriesNames(kind, trans);
   return timeChartOptions({
     theme,
+    gapLabel: trans.__('no readings'),
     syncKey: source.syncKey,
     series: names.map((label, position) => ({
       label,

@@ -5,7 +5,7 @@ import { gzipSync } from 'zlib';
 
 import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
 import { closeMainTab, PANEL } from './gpuMonitor';
-import { cutOffTexts } from './layout';
+import { cutOffTexts, lowContrastTexts } from './layout';
 
 /**
  * The dashboard's name: its tab's label and its region's.
@@ -135,6 +135,8 @@ test.describe('GPU dashboard', () => {
         }
         await page.mouse.move(0, 0);
         await page.waitForTimeout(300);
+        // Every title, legend and button readable in both themes.
+        expect(await lowContrastTexts(dashboard)).toEqual([]);
         expect(
           await dashboard.screenshot({
             animations: 'disabled',
