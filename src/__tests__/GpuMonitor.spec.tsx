@@ -230,6 +230,24 @@ describe('GpuMonitor', () => {
     );
   });
 
+  it('opens a chart at full size in the dashboard from its title', () => {
+    const history = new GpuHistoryBuffer();
+    history.append(a5000History());
+    const actions = fakeActions();
+    const { getByRole } = renderPanel(
+      modelWith(a5000Snapshot(), null, history),
+      { charts: ['utilization', 'memory'], actions }
+    );
+
+    fireEvent.click(
+      getByRole('button', {
+        name: 'Open Memory used (GiB) in the GPU Dashboard'
+      })
+    );
+
+    expect(actions.openDashboard).toHaveBeenCalledWith('memory');
+  });
+
   it('offers the windows of the spec and reports the one picked', () => {
     const onWindowChange = jest.fn();
     const { getByRole } = renderPanel(modelWith(a5000Snapshot()), {
@@ -293,7 +311,7 @@ describe('GpuMonitor', () => {
       name: 'Use GPU 1 in the current notebook'
     });
     expect(hint.parentElement!.textContent).toBe(
-      'Least used: GPU 1, 6.7 GiB free, 0 % utilization now. Use it'
+      'Least used: GPU 1, 6.7 GiB free, 0 % utilization. Use itFrom the current reading alone.'
     );
     fireEvent.click(hint);
     expect(actions.useGpus).toHaveBeenCalledWith([1]);
@@ -323,7 +341,7 @@ describe('GpuMonitor', () => {
     );
 
     expect(container.textContent).toBe(
-      'Least used: GPU 1, 23.5 GiB free once this kernel restarts, 0 % utilization over < 1 min of readings. Use it'
+      'Least used: GPU 1, 23.5 GiB free once this kernel restarts, 0 % utilization. Use itJudged on < 1 min of readings.'
     );
   });
 
@@ -338,7 +356,7 @@ describe('GpuMonitor', () => {
     expect(use).toHaveProperty('disabled', true);
     // Why, in place: not only in a tooltip.
     expect(use.parentElement!.textContent).toMatch(
-      /Use it \(open a notebook first\)$/
+      /Use it \(open a notebook first\)From the current reading alone\.$/
     );
   });
 

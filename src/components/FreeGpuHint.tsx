@@ -90,6 +90,10 @@ export function FreeGpuHint(
           {trans.__('(open a notebook first)')}
         </span>
       )}
+      {/* A line of its own: its minutes grow while the panel reads. */}
+      <span className="jp-GpuMonitor-freeGpuPeriod">
+        {Private.periodText(least, trans)}
+      </span>
     </p>
   );
 }
@@ -101,8 +105,7 @@ namespace Private {
   /**
    * What the least used GPU has: the memory free (once the notebook's
    * kernel restarts, where it holds some there: the room it is proposed
-   * for), and its utilisation over the minutes of readings there really
-   * are, not the window they are taken from.
+   * for), and its mean utilisation.
    */
   export function leastUsedText(
     least: IGpuLoad,
@@ -122,21 +125,29 @@ namespace Private {
             '%1 utilization',
             formatPercent(least.utilizationPercent, trans)
           );
-    if (least.measuredSeconds === 0) {
-      return trans.__(
-        'Least used: GPU %1, %2, %3 now.',
-        least.index,
-        free,
-        utilization
-      );
-    }
-    // In whole minutes: the readings a panel has are seconds to minutes.
-    const minutes = Math.floor(least.measuredSeconds / 60);
     return trans.__(
-      'Least used: GPU %1, %2, %3 over %4 of readings.',
+      'Least used: GPU %1, %2, %3.',
       least.index,
       free,
-      utilization,
+      utilization
+    );
+  }
+
+  /**
+   * Over how much of the readings the least used GPU was judged, in whole
+   * minutes (a panel's readings are seconds to minutes): not the window they
+   * are taken from.
+   */
+  export function periodText(
+    least: IGpuLoad,
+    trans: TranslationBundle
+  ): string {
+    if (least.measuredSeconds === 0) {
+      return trans.__('From the current reading alone.');
+    }
+    const minutes = Math.floor(least.measuredSeconds / 60);
+    return trans.__(
+      'Judged on %1 of readings.',
       minutes === 0 ? trans.__('< 1 min') : trans.__('%1 min', minutes)
     );
   }

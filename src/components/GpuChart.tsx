@@ -1,3 +1,4 @@
+import { launchIcon } from '@jupyterlab/ui-components';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
@@ -70,6 +71,10 @@ export namespace GpuChart {
      */
     syncKey?: string;
     /**
+     * Open the chart at full size (the dashboard's); none where it is.
+     */
+    onOpen?: () => void;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -119,8 +124,23 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
     title
   );
   return (
-    <figure className="jp-GpuMonitor-chart">
-      <figcaption className="jp-GpuMonitor-chartTitle">{title}</figcaption>
+    <figure className="jp-GpuMonitor-chart" data-chart={kind}>
+      <figcaption className="jp-GpuMonitor-chartTitle">
+        {title}
+        {props.onOpen && (
+          <button
+            type="button"
+            className="jp-GpuMonitor-iconButton jp-GpuMonitor-chartOpen"
+            aria-label={trans.__('Open %1 in the GPU Dashboard', title)}
+            title={trans.__(
+              'Open this chart at full size in the GPU Dashboard'
+            )}
+            onClick={props.onOpen}
+          >
+            <launchIcon.react tag="span" />
+          </button>
+        )}
+      </figcaption>
       <TimeSeriesChart
         options={options}
         data={data}

@@ -281,6 +281,7 @@ namespace Private {
                 themeRevision={props.themeRevision}
                 bands={bands}
                 onBandClick={band => props.onRevealCell(band.key)}
+                onOpen={() => actions.openDashboard(kind)}
                 trans={trans}
               />
             ))}

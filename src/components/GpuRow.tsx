@@ -4,7 +4,7 @@ import * as React from 'react';
 import { gpuConditions, IGpuCondition } from '../gpu/conditions';
 import { isNearlyFull } from '../gpu/fullness';
 import { shortGpuName } from '../gpu/names';
-import { gpuHolder } from '../gpu/processes';
+import { gpuHolder } from '../gpu/processRows';
 import {
   formatCelsius,
   formatMemoryOf,

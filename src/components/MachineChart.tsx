@@ -74,7 +74,7 @@ export function MachineChart(props: MachineChart.IProps): React.ReactElement {
   const names = machineSeriesNames(kind, trans);
   const position = cursor ?? history.timestamps.length - 1;
   return (
-    <figure className="jp-GpuMonitor-chart">
+    <figure className="jp-GpuMonitor-chart" data-chart={`machine-${kind}`}>
       <figcaption className="jp-GpuMonitor-chartTitle">{title}</figcaption>
       <TimeSeriesChart
         options={options}

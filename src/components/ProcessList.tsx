@@ -1,14 +1,13 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
+import { ProcessOwner, processOwner } from '../gpu/processes';
 import {
   formatGpuIndices,
   IGpuProcessRow,
-  ProcessOwner,
-  processOwner,
   processRows,
   ProcessSort
-} from '../gpu/processes';
+} from '../gpu/processRows';
 import {
   formatAge,
   formatMemory,

@@ -35,7 +35,7 @@ export interface IPanelActions {
    */
   canUseGpus(): boolean;
   /**
-   * Open the GPU dashboard in the main area.
+   * Open the GPU dashboard in the main area, at one of its charts if given.
    */
-  openDashboard(): void;
+  openDashboard(chart?: string): void;
 }

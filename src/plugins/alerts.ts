@@ -15,13 +15,12 @@ import {
   ENABLED_SETTING,
   GpuAlertKind,
   GpuAlerts,
-  IAlertThresholds,
   IGpuAlert,
+  IAlertThresholds,
   NotificationKind,
   SourceHealth
 } from '../gpu/alerts';
 import { describeFailure } from '../gpu/failure';
-import { kernelLabel } from '../gpu/processes';
 import { fetchKernels } from '../api';
 import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
 import { NotificationSlots } from '../notificationSlots';
@@ -133,52 +132,6 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
           : null
       ].filter(action => action !== null);
 
-    // What frees an idle GPU that one of the user's own kernels holds: its
-    // notebook, the memory torch caches there, the kernel itself.
-    const holderActions = (
-      shown: readonly IGpuAlert[]
-    ): Notification.IAction[] => {
-      // One of the user's kernels, on every GPU the notification names.
-      const holder = shown[0]?.holder;
-      if (
-        !holder?.own ||
-        holder.kernelId === null ||
-        shown.some(alert => alert.holder?.kernelId !== holder.kernelId)
-      ) {
-        return [];
-      }
-      const kernel = {
-        kernelId: holder.kernelId,
-        label: kernelLabel(holder.kernelId, holder.path, trans)
-      };
-      return [
-        holder.path !== null && {
-          label: trans.__('Open %1', kernel.label),
-          caption: trans.__('Open the notebook that holds the GPU'),
-          callback: () => {
-            void app.commands.execute('docmanager:open', { path: holder.path });
-          }
-        },
-        {
-          label: trans.__('Release Cached Memory'),
-          caption: trans.__(
-            'Give back the GPU memory torch caches in the idle kernel'
-          ),
-          callback: () => {
-            void app.commands.execute(CommandIDs.releaseCachedMemory, kernel);
-          }
-        },
-        {
-          label: trans.__('Shut Down'),
-          caption: trans.__('Shut the kernel down, after a confirmation'),
-          displayType: 'warn' as const,
-          callback: () => {
-            void app.commands.execute(CommandIDs.shutDownKernel, kernel);
-          }
-        }
-      ].filter(action => action !== false);
-    };
-
     model.changed.connect(() => {
       if (watcher === null || saved === null) {
         return;
@@ -229,11 +182,12 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
       const idle = started.some(alert => alert.holder?.kernelId);
       Promise.all([
         import('../gpu/alertMessages'),
+        import('../gpu/alertActions'),
         idle
           ? fetchKernels(app.serviceManager.serverSettings).catch(() => null)
           : Promise.resolve(null)
       ]).then(
-        ([{ alertNotices }, kernels]) => {
+        ([{ alertNotices }, { holderActions }, kernels]) => {
           const shownBefore = new Map(
             [...named].filter(([kind]) => notices.has(kind))
           );
@@ -249,7 +203,10 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
             // A lost GPU needs someone to act; the others are warnings.
             notices.show(kind, kind === 'lost' ? 'error' : 'warning', message, {
               autoClose: kind === 'lost' ? false : WARNING_AUTO_CLOSE_MS,
-              actions: actionsOf(kind, holderActions(shown))
+              actions: actionsOf(
+                kind,
+                holderActions(shown, app.commands, trans)
+              )
             });
           }
         },

@@ -89,11 +89,26 @@ export const dashboardPlugin: JupyterFrontEndPlugin<void> = {
         'Open the GPU Dashboard: every chart at full size, in the main area'
       ),
       icon: args => (args.isPalette ? undefined : gpuIcon),
-      describedBy: { args: { type: 'object', properties: {} } },
-      execute: () => {
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: {
+            chart: {
+              type: 'string',
+              description: trans.__(
+                'The chart to show: utilization, memory, temperature, power, pcie or nvlink'
+              )
+            }
+          }
+        }
+      },
+      execute: args => {
         const open = tracker.currentWidget;
         const dashboard = open && !open.isDisposed ? open : create();
         app.shell.activateById(dashboard.id);
+        if (typeof args.chart === 'string') {
+          Private.scrollToChart(dashboard.node, args.chart);
+        }
       }
     });
     void restorer?.restore(tracker, {
@@ -112,3 +127,27 @@ export const dashboardPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
+
+/**
+ * File-local helpers.
+ */
+namespace Private {
+  /**
+   * Bring a chart of the dashboard into view, once it is drawn: a dashboard
+   * just opened renders its charts a moment later.
+   */
+  export function scrollToChart(node: HTMLElement, chart: string): void {
+    let tries = 30;
+    const find = () => {
+      const figure = node.querySelector(
+        `figure[data-chart="${CSS.escape(chart)}"]`
+      );
+      if (figure) {
+        figure.scrollIntoView({ block: 'start' });
+      } else if (--tries > 0) {
+        setTimeout(find, 100);
+      }
+    };
+    find();
+  }
+}

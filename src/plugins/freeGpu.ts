@@ -139,30 +139,13 @@ export const freeGpuPlugin: JupyterFrontEndPlugin<void> = {
         );
         app.shell.activateById(panel.id);
         const kernelId = panel.sessionContext.session?.kernel?.id;
-        const held =
-          kernelId && model.snapshot
-            ? kernelHoldings(model.snapshot.gpus, kernelId)
-            : new Map();
-        if (held.size > 0) {
-          Notification.warning(
-            trans.__(
-              'This kernel already uses the GPU: restart it, then run the new first cell.'
-            ),
-            {
-              autoClose: WARNING_AUTO_CLOSE_MS,
-              actions: [
-                {
-                  label: trans.__('Restart Kernel'),
-                  caption: trans.__(
-                    'Restart the kernel, so that it sees only the chosen GPUs'
-                  ),
-                  callback: () => {
-                    void panel.sessionContext.restartKernel();
-                  }
-                }
-              ]
-            }
-          );
+        if (
+          kernelId &&
+          model.snapshot &&
+          kernelHoldings(model.snapshot.gpus, kernelId).size > 0
+        ) {
+          const { warnRestartNeeded } = await import('../gpu/restartNotice');
+          warnRestartNeeded(panel.sessionContext, trans);
         }
       }
     });

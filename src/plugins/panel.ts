@@ -74,7 +74,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
       canUseGpus: () =>
         app.commands.hasCommand(CommandIDs.useGpu) &&
         app.commands.isEnabled(CommandIDs.useGpu),
-      openDashboard: () => run(CommandIDs.openDashboard, {})
+      openDashboard: chart =>
+        run(CommandIDs.openDashboard, chart ? { chart } : {})
     };
     const panel = new GpuMonitorPanel({
       model,

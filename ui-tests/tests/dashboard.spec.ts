@@ -78,6 +78,16 @@ test.describe('GPU dashboard', () => {
     await page.menu.clickMenuItem('File>New Launcher');
     await page.getByRole('main').getByText(DASHBOARD, { exact: true }).click();
     await expect(dashboard.getByRole('figure')).toHaveCount(CHARTS);
+
+    // A panel chart's button opens the dashboard at that chart.
+    await closeMainTab(page, DASHBOARD);
+    await page
+      .getByRole('region', { name: PANEL })
+      .getByRole('button', { name: 'Open Power (W) in the GPU Dashboard' })
+      .click();
+    await expect(
+      dashboard.locator('figure[data-chart="power"]')
+    ).toBeInViewport();
   });
 
   test('with 8 GPUs: a legend hides a GPU in every chart or shows it alone, one crosshair moves across the charts, pause holds them', async ({

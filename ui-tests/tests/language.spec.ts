@@ -88,7 +88,7 @@ test.describe('In Simplified Chinese', () => {
             // This machine's live readings, and how many minutes of them
             // the least used GPU is judged on.
             gpus.locator('.jp-GpuMonitor-machine'),
-            gpus.locator('.jp-GpuMonitor-freeGpu > span:first-child')
+            gpus.locator('.jp-GpuMonitor-freeGpuPeriod')
           ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-zh-cn.png');
@@ -105,7 +105,7 @@ test.describe('In Simplified Chinese', () => {
             // This machine's live readings, and how many minutes of them
             // the least used GPU is judged on.
             gpus.locator('.jp-GpuMonitor-machine'),
-            gpus.locator('.jp-GpuMonitor-freeGpu > span:first-child')
+            gpus.locator('.jp-GpuMonitor-freeGpuPeriod')
           ]
         })
       ).toMatchSnapshot('gpu-monitor-panel-500-zh-cn.png');

@@ -112,7 +112,7 @@ test.describe('GPU monitor panel layout', () => {
                   // This machine's live readings, and how many minutes of them
                   // the least used GPU is judged on.
                   panel.locator('.jp-GpuMonitor-machine'),
-                  panel.locator('.jp-GpuMonitor-freeGpu > span:first-child')
+                  panel.locator('.jp-GpuMonitor-freeGpuPeriod')
                 ]
               })
             ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);

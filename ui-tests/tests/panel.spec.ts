@@ -577,7 +577,7 @@ test.describe('GPU monitor panel screenshots', () => {
             // This machine's live readings, and how many minutes of them
             // the least used GPU is judged on.
             panel.locator('.jp-GpuMonitor-machine'),
-            panel.locator('.jp-GpuMonitor-freeGpu > span:first-child')
+            panel.locator('.jp-GpuMonitor-freeGpuPeriod')
           ]
         })
       ).toMatchSnapshot(`gpu-monitor-panel-${theme}.png`);
