@@ -27,6 +27,7 @@ from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
 from jupyterlab_gpu_monitor.metrics import GPU_SERIES
+from prometheus_client.parser import text_string_to_metric_families
 from tornado.httpclient import AsyncHTTPClient
 from traitlets import TraitError
 
@@ -269,6 +270,27 @@ def test_dcgm_blank_value_is_null_not_a_number():
     labels = {"__name__": "DCGM_FI_DEV_GPU_TEMP", "gpu": "0", "UUID": "GPU-604ac76c"}
     (gpu,) = snapshot_from_samples([(labels, blank)], 0.0).gpus
     assert gpu.temperature_c is None
+
+
+def test_dcgm_xid_79_is_a_lost_gpu_with_its_reset():
+    # The real A100 MIG scrape, its GPU's last XID error turned from 0 to 79 (fallen off the
+    # bus), as dcgm-exporter reports it when the GPU is lost.
+    scrape = (PROMETHEUS_FIXTURES / f"{DCGM_MIG}.prom").read_text()
+    samples = [
+        ({"__name__": sample.name, **sample.labels}, sample.value)
+        for family in text_string_to_metric_families(scrape)
+        for sample in family.samples
+    ]
+    (healthy,) = snapshot_from_samples(samples, 0.0).gpus
+    assert healthy.error is None
+    lost_samples = [
+        (labels, 79.0 if labels["__name__"] == "DCGM_FI_DEV_XID_ERRORS" else value)
+        for labels, value in samples
+    ]
+    (lost,) = snapshot_from_samples(lost_samples, 0.0).gpus
+    assert lost.error is not None
+    assert (lost.error.kind, lost.error.message) == ("gpu_lost", "GPU 0 is lost")
+    assert "nvidia-smi -r" in lost.error.hint
 
 
 def wait_for_scrapes(prometheus: str, stem: str, count: int = 3) -> None:

@@ -24,7 +24,7 @@ from tornado.simple_httpclient import HTTPTimeoutError
 from .. import blocking
 from ..translation import N_, gettext
 from .clock_events import reasons_of_mask
-from .errors import GpuReadError
+from .errors import GpuReadError, gpu_lost
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 
 # Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
@@ -110,6 +110,10 @@ DCGM_RESERVED = "DCGM_FI_DEV_FB_RESERVED"
 # Under MIG there is no DCGM_FI_DEV_GPU_UTIL; the graphics engine's activity (0-1) per GPU
 # instance (labels GPU_I_ID, GPU_I_PROFILE) is the utilisation there.
 DCGM_ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+# The last XID error of a GPU; XID 79 is a GPU that fell off the bus (its other series then go
+# blank or stale), which NVML and nvidia-smi call lost.
+DCGM_XID = "DCGM_FI_DEV_XID_ERRORS"
+XID_FALLEN_OFF_BUS = 79
 SMI_INFO = "nvidia_smi_gpu_info"
 SMI_INDEX = "nvidia_smi_index"
 SMI_MIG_MODE = "nvidia_smi_mig_mode_current"
@@ -122,7 +126,7 @@ SERIES_NAMES = tuple(
         {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi) if name}
         | set(_SUMMED)
         | {*PENDING_SERIES, *PSTATE_SERIES, *CLOCK_EVENT_SERIES}
-        | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE}
+        | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE, DCGM_XID}
         | {SMI_INFO, SMI_INDEX, SMI_MIG_MODE, SMI_APP_MEMORY, SMI_DRIVER_VERSION}
     )
 )
@@ -275,6 +279,9 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             setattr(gpu, _DCGM_FIELDS[name], _scaled(reading))
         elif name == DCGM_RESERVED:
             reserved[key] = reading
+        elif name == DCGM_XID:
+            if reading == XID_FALLEN_OFF_BUS:
+                gpu.error = gpu_lost(gpu.index)
         elif reading is not None:
             _read_coded(gpu, name, reading)
     for key, gpu in gpus.items():
