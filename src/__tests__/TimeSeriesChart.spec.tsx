@@ -43,7 +43,7 @@ describe('TimeSeriesChart', () => {
           fontSize: '11px',
           fontFamily: 'sans-serif',
           getPropertyValue: (name: string) =>
-            name === '--jp-brand-color1' ? ` ${themeColor}` : ''
+            name === '--jp-gpu-monitor-series-0' ? ` ${themeColor}` : ''
         }) as unknown as CSSStyleDeclaration
     );
   });

@@ -92,8 +92,8 @@ describe('chartOptions', () => {
     const series = options.series.slice(1);
     expect(series.map(line => line.label)).toEqual(['GPU 0', 'GPU 1']);
     expect(series.map(line => line.stroke)).toEqual([
-      'value of --jp-brand-color1',
-      'value of --jp-warn-color1'
+      'value of --jp-gpu-monitor-series-0',
+      'value of --jp-gpu-monitor-series-1'
     ]);
     expect(options.legend?.show).toBe(false);
     expect(options.axes?.[0].stroke).toBe('value of --jp-ui-font-color2');
@@ -151,13 +151,16 @@ describe('chartOptions', () => {
 });
 
 describe('seriesStyle', () => {
-  it('gives each GPU the same colour in every chart, dashed past the colours', () => {
+  it('gives each of 8 GPUs a colour of its own, solid, the same in every chart, and dashes past 8', () => {
     const colors = SERIES_COLOR_VARIABLES.length;
+    const eight = [0, 1, 2, 3, 4, 5, 6, 7].map(seriesStyle);
+    expect(new Set(eight.map(style => style.colorVariable)).size).toBe(8);
+    expect(eight.every(style => style.dash === null)).toBe(true);
     expect(seriesStyle(0)).toEqual({
-      colorVariable: '--jp-brand-color1',
+      colorVariable: '--jp-gpu-monitor-series-0',
       dash: null
     });
-    expect(seriesStyle(colors).colorVariable).toBe('--jp-brand-color1');
+    expect(seriesStyle(colors).colorVariable).toBe('--jp-gpu-monitor-series-0');
     expect(seriesStyle(colors).dash).not.toBeNull();
     expect(seriesStyle(2 * colors).dash).not.toEqual(seriesStyle(colors).dash);
   });
@@ -411,7 +414,7 @@ describe('machineChartOptions', () => {
       }
     };
     expect(size(plot, ['0', '500', '1000'])).toBe(4 * 6 + 16);
-    expect(size(plot, ['0', '5', '10'])).toBe(28);
+    expect(size(plot, ['0', '5', '10'])).toBe(40);
     expect(options.axes![1].incrs).not.toContain(0.5);
   });
 });

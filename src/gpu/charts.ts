@@ -10,16 +10,16 @@ import { drawNearlyFull } from './nearlyFullChart';
 import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
 
 /**
- * The theme variables GPU lines are drawn in, GPU 0 first; with more GPUs
- * than colours, the colours repeat dashed, then dotted.
+ * The CSS variables GPU lines are drawn in, GPU 0 first (style/base.css
+ * gives each theme eight that tell apart on its background): an 8-GPU
+ * server's lines each have a colour of their own; past 8 the colours repeat
+ * dashed, then dotted. JupyterLab's five theme colours made GPUs 5 to 7
+ * dashed copies of 0 to 2, and GPU 1 the warning colour.
  */
-export const SERIES_COLOR_VARIABLES: readonly string[] = [
-  '--jp-brand-color1',
-  '--jp-warn-color1',
-  '--jp-accent-color1',
-  '--jp-error-color1',
-  '--jp-info-color1'
-];
+export const SERIES_COLOR_VARIABLES: readonly string[] = Array.from(
+  { length: 8 },
+  (_, index) => `--jp-gpu-monitor-series-${index}`
+);
 
 /**
  * The dash patterns of the lines, in CSS pixels: solid, dashed, dotted.
@@ -674,9 +674,11 @@ export function bandsIn(
  */
 namespace Private {
   /**
-   * The narrowest y axis, in CSS pixels: two digits.
+   * The narrowest y axis, in CSS pixels: room for half of the first time
+   * label under the chart, which uPlot centres on its tick (a 28 px axis cut
+   * "6:08:00 PM" to ":08:00 PM").
    */
-  export const MIN_AXIS_SIZE = 28;
+  export const MIN_AXIS_SIZE = 40;
 
   /**
    * The steps of a throughput axis: 1, 2, 5 of each power of ten, from 1 B/s

@@ -21,8 +21,8 @@ export interface IMemoryLine {
  * Mark what is nearly out of memory on a memory chart: the span from
  * {@link NEARLY_FULL_PERCENT} to 100 % of each card's memory is tinted in
  * the warning colour, and each line is drawn three times as wide inside its
- * card's span. The lines keep their GPU's colour (one of them is the warning
- * colour itself), so the width and the tint tell a full GPU apart.
+ * card's span. The lines keep their GPU's colour (GPU 1's orange is close to
+ * the warning colour), so the width and the tint tell a full GPU apart.
  *
  * @param lines - the chart's lines, in the order of its series
  */
