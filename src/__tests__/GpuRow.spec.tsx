@@ -4,7 +4,7 @@ import * as React from 'react';
 
 import { GpuRow } from '../components/GpuRow';
 import { ProcessList } from '../components/ProcessList';
-import { IGpu } from '../restapi/gpus';
+import { IGpu, IGpuProcess } from '../restapi/gpus';
 import { fakeActions } from './panelActions';
 import {
   a100MigSnapshot,
@@ -46,13 +46,7 @@ describe('GpuRow', () => {
   });
 
   it('says in plain words, under the bars, that a hot GPU slows its clocks down', () => {
-    // GPU 3 of the 8× V100S server as it reads once its fans fail: 91 °C,
-    // the driver slowing it down (no capture has caught one doing so).
-    const gpu = {
-      ...v100sX8Snapshot().gpus[3],
-      temperature_c: 91,
-      clock_throttle_reasons: ['hw_thermal_slowdown' as const]
-    };
+    const gpu = hotV100s();
 
     const { getByRole } = render(
       <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
@@ -66,11 +60,7 @@ describe('GpuRow', () => {
   });
 
   it('takes the keyboard focus and then lists what its tooltip tells and what to do about each condition', () => {
-    const gpu = {
-      ...v100sX8Snapshot().gpus[3],
-      temperature_c: 91,
-      clock_throttle_reasons: ['hw_thermal_slowdown' as const]
-    };
+    const gpu = hotV100s();
     const { getByRole } = render(
       <GpuRow gpu={gpu} kernelGpus={null} trans={trans} />
     );
@@ -236,15 +226,7 @@ describe('GpuRow', () => {
     const snapshot = a5000KernelSnapshot();
     const [gpu0] = snapshot.gpus;
     const kernel = gpu0.processes[0];
-    const bob = {
-      ...kernel,
-      pid: 4242,
-      used_memory_mib: 512,
-      user: 'bob',
-      own: false,
-      kernel_id: null,
-      session_path: null
-    };
+    const bob = otherUsersProcess(kernel, 4242, 512, 'bob');
     const { getAllByRole } = render(
       <>
         <GpuRow gpu={gpu0} kernelGpus={null} trans={trans} />
@@ -292,6 +274,19 @@ describe('ProcessList', () => {
   /**
    * The table's rows under its head, each as its cells' texts.
    */
+  /**
+   * The table of a snapshot's processes, read at `now`.
+   */
+  const processTable = (gpus: IGpu[], now: number): HTMLElement =>
+    render(
+      <ProcessList
+        gpus={gpus}
+        now={now}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    ).getByRole('table');
+
   const rows = (table: HTMLElement): string[][] =>
     within(table)
       .getAllByRole('row')
@@ -363,16 +358,8 @@ describe('ProcessList', () => {
     // The capture's llama-server processes, which this server's namespace has not.
     const snapshot = a5000Snapshot();
 
-    const { getByRole } = render(
-      <ProcessList
-        gpus={snapshot.gpus}
-        now={snapshot.timestamp}
-        actions={fakeActions()}
-        trans={trans}
-      />
-    );
+    const table = processTable(snapshot.gpus, snapshot.timestamp);
 
-    const table = getByRole('table');
     expect(rows(table)).toEqual([
       ['0, 1', 'not visible herepid 100477', '38.7 GiB']
     ]);
@@ -385,16 +372,8 @@ describe('ProcessList', () => {
     const snapshot = a5000KernelSnapshot();
     const [gpu0, gpu1] = snapshot.gpus;
     const kernel = gpu0.processes[0];
-    const other = (pid: number, mib: number, user: string) => ({
-      ...kernel,
-      pid,
-      used_memory_mib: mib,
-      user,
-      own: false,
-      name: null,
-      kernel_id: null,
-      session_path: null
-    });
+    const other = (pid: number, mib: number, user: string) =>
+      otherUsersProcess(kernel, pid, mib, user);
     const gpus: IGpu[] = [
       { ...gpu0, processes: [other(4242, 512, 'bob'), kernel] },
       { ...gpu1, processes: [other(4243, 30000, 'carol')] }
@@ -427,31 +406,14 @@ describe('ProcessList', () => {
     // The capture's pid 37305 (python) holds 28.8 to 31.4 GiB on each of the
     // 8 GPUs.
     const snapshot = v100sX8Snapshot();
-    const { getByRole } = render(
-      <ProcessList
-        gpus={snapshot.gpus}
-        now={snapshot.timestamp}
-        actions={fakeActions()}
-        trans={trans}
-      />
-    );
-    const table = getByRole('table');
+    const table = processTable(snapshot.gpus, snapshot.timestamp);
     expect(rows(table)).toEqual([['0–7', 'pythonpid 37305', '240.4 GiB']]);
 
     // Three processes on the two A5000: sorted by memory, by GPU, and back.
     const gpus = a5000KernelSnapshot().gpus;
     const kernel = gpus[0].processes[0];
-    const bob = {
-      ...kernel,
-      pid: 4242,
-      used_memory_mib: 60000,
-      user: 'bob',
-      own: false,
-      kernel_id: null,
-      name: null,
-      session_path: null
-    };
-    const carol = { ...bob, pid: 4243, used_memory_mib: 100, user: 'carol' };
+    const bob = otherUsersProcess(kernel, 4242, 60000, 'bob');
+    const carol = otherUsersProcess(kernel, 4243, 100, 'carol');
     const { getAllByRole } = render(
       <ProcessList
         gpus={[
@@ -528,3 +490,37 @@ describe('ProcessList', () => {
     );
   });
 });
+
+/**
+ * A process of another user, on the model of one of the capture's, holding
+ * `mib` of GPU memory: no kernel of this server, no name.
+ */
+function otherUsersProcess(
+  model: IGpuProcess,
+  pid: number,
+  mib: number,
+  user: string
+): IGpuProcess {
+  return {
+    ...model,
+    pid,
+    used_memory_mib: mib,
+    user,
+    own: false,
+    name: null,
+    kernel_id: null,
+    session_path: null
+  };
+}
+
+/**
+ * GPU 3 of the 8× V100S server as it reads once its fans fail: 91 °C, the
+ * driver slowing it down (no capture has caught one doing so).
+ */
+function hotV100s(): IGpu {
+  return {
+    ...v100sX8Snapshot().gpus[3],
+    temperature_c: 91,
+    clock_throttle_reasons: ['hw_thermal_slowdown']
+  };
+}

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
 
-import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
+import { replaceGpus, V100S_X8 } from './fakeGpu';
 import { closeMainTab, PANEL } from './gpuMonitor';
 import { cutOffTexts, lowContrastTexts } from './layout';
 
@@ -19,17 +19,6 @@ const DASHBOARD = 'GPU Dashboard';
  */
 const GPU_CHARTS = 4 + 1;
 const CHARTS = GPU_CHARTS + 3;
-
-/**
- * The real 8× V100S capture: eight busy GPUs.
- */
-const V100S_X8 = {
-  FAKE_SMI_XML: path.join(
-    SMI_FIXTURES,
-    'xml',
-    'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
-  )
-};
 
 /**
  * The built labextension's assets, as the server serves them.

@@ -14,6 +14,18 @@ export const SMI_FIXTURES = path.resolve(
 );
 
 /**
+ * The fake nvidia-smi's settings that replay the real 8× V100S capture: eight
+ * busy GPUs at 57 to 66 °C, four of them 97 to 99 % full.
+ */
+export const V100S_X8 = {
+  FAKE_SMI_XML: path.join(
+    SMI_FIXTURES,
+    'xml',
+    'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
+  )
+};
+
+/**
  * The control file of the test server's fake nvidia-smi
  * (see jupyter_server_test_config.py).
  */

@@ -186,3 +186,20 @@ export async function closeMainTab(page: Page, name: string): Promise<void> {
     .locator('.lm-TabBar-tabCloseIcon')
     .click();
 }
+
+/**
+ * Change settings of the GPU alerts, as the settings editor does.
+ */
+export async function setAlertSettings(
+  page: Page,
+  changes: [string, boolean | number][]
+): Promise<void> {
+  await page.evaluate(async changes => {
+    const registry = await window.galata.getPlugin(
+      '@jupyterlab/apputils-extension:settings'
+    );
+    for (const [key, value] of changes) {
+      await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
+    }
+  }, changes);
+}

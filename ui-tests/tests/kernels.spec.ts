@@ -8,6 +8,7 @@ import {
   holdGpuMemory,
   openPanel,
   serverKernels,
+  setAlertSettings,
   T4_PID,
   T4_XML,
   test
@@ -276,17 +277,10 @@ test.describe('who is using the GPU', () => {
   }) => {
     // A minute of idleness, the least the setting allows.
     test.setTimeout(180000);
-    await page.evaluate(async () => {
-      const registry = await window.galata.getPlugin(
-        '@jupyterlab/apputils-extension:settings'
-      );
-      for (const [key, value] of [
-        ['memoryEnabled', false],
-        ['lowUtilizationMinutes', 1]
-      ] as const) {
-        await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
-      }
-    });
+    await setAlertSettings(page, [
+      ['memoryEnabled', false],
+      ['lowUtilizationMinutes', 1]
+    ]);
     const name = 'idle-hold.ipynb';
     const notebookPath = await openNotebookWith(page, tmpPath, name, 'python3');
     await holdGpuMemory(page, baseURL!, notebookPath);

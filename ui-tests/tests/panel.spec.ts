@@ -8,8 +8,10 @@ import {
   replaceGpus,
   resetFakeGpu,
   setFakeGpu,
-  SMI_FIXTURES
+  SMI_FIXTURES,
+  V100S_X8
 } from './fakeGpu';
+import { setAlertSettings } from './gpuMonitor';
 import { brokenWords, lowContrastTexts } from './layout';
 
 /**
@@ -423,26 +425,13 @@ test.describe('GPU monitor panel', () => {
     baseURL
   }) => {
     // Four of the eight V100S under load (57 to 66 °C) above 60 °C.
-    await replaceGpus(page, baseURL!, {
-      FAKE_SMI_XML: path.join(
-        SMI_FIXTURES,
-        'xml',
-        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
-      )
-    });
-    await page.evaluate(async () => {
-      const registry = await window.galata.getPlugin(
-        '@jupyterlab/apputils-extension:settings'
-      );
-      for (const [key, value] of [
-        ['onlyMyGpus', false],
-        ['memoryEnabled', false],
-        ['lowUtilizationEnabled', false],
-        ['temperatureCelsius', 60]
-      ] as const) {
-        await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
-      }
-    });
+    await replaceGpus(page, baseURL!, V100S_X8);
+    await setAlertSettings(page, [
+      ['onlyMyGpus', false],
+      ['memoryEnabled', false],
+      ['lowUtilizationEnabled', false],
+      ['temperatureCelsius', 60]
+    ]);
     try {
       const message = 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.';
       await expect(page.getByText(message)).toBeVisible();
@@ -467,28 +456,13 @@ test.describe('GPU monitor panel', () => {
   }) => {
     // The eight V100S at 57 to 66 °C: GPUs 0 and 5 above 62 °C, 3 and 6 too
     // above 60 °C.
-    await replaceGpus(page, baseURL!, {
-      FAKE_SMI_XML: path.join(
-        SMI_FIXTURES,
-        'xml',
-        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
-      )
-    });
-    const setAlerts = (changes: [string, boolean | number][]) =>
-      page.evaluate(async changes => {
-        const registry = await window.galata.getPlugin(
-          '@jupyterlab/apputils-extension:settings'
-        );
-        for (const [key, value] of changes) {
-          await registry!.set('jupyterlab-gpu-monitor:alerts', key, value);
-        }
-      }, changes);
+    await replaceGpus(page, baseURL!, V100S_X8);
     const temperatureNotices = async () =>
       (await page.evaluate(() => window.galata.getNotifications()))
         .filter(notification => notification.message.includes('°C'))
         .map(notification => notification.message);
     try {
-      await setAlerts([
+      await setAlertSettings(page, [
         ['onlyMyGpus', false],
         ['memoryEnabled', false],
         ['lowUtilizationEnabled', false],
@@ -498,7 +472,7 @@ test.describe('GPU monitor panel', () => {
         page.getByText('GPUs 0, 5: above the 62 °C alert threshold.')
       ).toBeVisible();
 
-      await setAlerts([['temperatureCelsius', 60]]);
+      await setAlertSettings(page, [['temperatureCelsius', 60]]);
       const both = page.locator('.jp-Notification-Toast-warning', {
         hasText: 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.'
       });

@@ -1,7 +1,7 @@
 import { expect } from '@jupyterlab/galata';
 import * as path from 'path';
 
-import { replaceGpus, SMI_FIXTURES } from './fakeGpu';
+import { replaceGpus, V100S_X8 } from './fakeGpu';
 import { holdGpuMemory, openPanel, PANEL, test } from './gpuMonitor';
 import {
   inspection,
@@ -31,13 +31,7 @@ test.describe('README and user guide screenshots', () => {
     baseURL
   }) => {
     test.setTimeout(180000);
-    await replaceGpus(page, baseURL!, {
-      FAKE_SMI_XML: path.join(
-        SMI_FIXTURES,
-        'xml',
-        'tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml'
-      )
-    });
+    await replaceGpus(page, baseURL!, V100S_X8);
     try {
       await page.getByRole('tab', { name: PANEL }).click();
       const panel = page.getByRole('region', { name: PANEL });
