@@ -11,8 +11,6 @@ import {
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { ServerStatus } from '../components/ServerStatus';
-import { classifyFailure, describeFailure } from '../gpu/failure';
 import { CommandIDs, TRANSLATION_DOMAIN } from '../tokens';
 import { IServerStatus } from '../restapi/gpus';
 
@@ -47,6 +45,8 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
         } catch (error) {
           // A 404 means the server extension is not loaded, which its own
           // message ("Not Found") does not tell.
+          const { classifyFailure, describeFailure } =
+            await import('../gpu/failure');
           const failure = classifyFailure(error);
           const { message, hint } = describeFailure(failure, trans);
           await showErrorMessage(
@@ -61,6 +61,8 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
           );
           return;
         }
+        // The dialog's content loads with its first opening.
+        const { ServerStatus } = await import('../components/ServerStatus');
         await showDialog({
           title,
           body: React.createElement(ServerStatus, { status, trans }),
