@@ -3,6 +3,7 @@ import { Widget } from '@lumino/widgets';
 
 import { GpuStatusItem } from '../components/GpuStatusItem';
 import { GpuModel } from '../gpu/model';
+import { IGpuSnapshot } from '../restapi/gpus';
 import {
   a5000KernelSnapshot,
   a5000Kernels,
@@ -19,6 +20,20 @@ describe('GpuStatusItem', () => {
     item.dispose();
     model.dispose();
   });
+
+  /**
+   * The item attached, its model having read `snapshot` from the server.
+   */
+  async function showing(snapshot: IGpuSnapshot): Promise<void> {
+    const server = fakeServer(request =>
+      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
+    );
+    model = new GpuModel({ serverSettings: server.settings });
+    item = new GpuStatusItem({ model, onOpen: jest.fn() });
+    Widget.attach(item, document.body);
+    model.watch();
+    await model.refresh();
+  }
 
   /**
    * The item's button once rendered.
@@ -55,14 +70,7 @@ describe('GpuStatusItem', () => {
   });
 
   it('is marked as a warning, with why in its tooltip, while a GPU it counts is nearly out of memory', async () => {
-    const server = fakeServer(request =>
-      endpoint(request) === 'gpus' ? v100sX8Snapshot() : jsonResponse({}, 404)
-    );
-    model = new GpuModel({ serverSettings: server.settings });
-    item = new GpuStatusItem({ model, onOpen: jest.fn() });
-    Widget.attach(item, document.body);
-    model.watch();
-    await model.refresh();
+    await showing(v100sX8Snapshot());
 
     expect((await button()).title).toMatch(
       /^GPUs 0, 3, 5, 6 are nearly out of memory/
@@ -75,14 +83,7 @@ describe('GpuStatusItem', () => {
     // The recorded train.ipynb kernel, here on GPU 1 only.
     const snapshot = a5000KernelSnapshot();
     snapshot.gpus[0].processes = [];
-    const server = fakeServer(request =>
-      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
-    );
-    model = new GpuModel({ serverSettings: server.settings });
-    item = new GpuStatusItem({ model, onOpen: jest.fn() });
-    Widget.attach(item, document.body);
-    model.watch();
-    await model.refresh();
+    await showing(snapshot);
     expect((await button()).textContent).toBe(
       '2 GPUs · max 0 % · 21.9/24.0 GiB'
     );
@@ -100,14 +101,7 @@ describe('GpuStatusItem', () => {
 
   it('says a lost GPU is lost, as an error with its reset in the tooltip, whatever it would sum up', async () => {
     const snapshot = gb200LostSnapshot();
-    const server = fakeServer(request =>
-      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
-    );
-    model = new GpuModel({ serverSettings: server.settings });
-    item = new GpuStatusItem({ model, onOpen: jest.fn() });
-    Widget.attach(item, document.body);
-    model.watch();
-    await model.refresh();
+    await showing(snapshot);
     expect((await button()).textContent).toBe('⚠ GPU 1 lost');
     expect(item.hasClass('jp-mod-error')).toBe(true);
     expect((await button()).title).toMatch(
