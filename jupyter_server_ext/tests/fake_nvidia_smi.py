@@ -16,6 +16,10 @@ test can change a running server's GPUs):
 - ``FAKE_SMI_MODE``: ``hang`` (never answers), ``garbage`` (prints random bytes), ``flood``
   (prints 20 MB of random bytes, as a broken driver's tool might) or ``crash`` (prints the
   first half of its answer, then dies of SIGSEGV).
+- ``FAKE_SMI_LOST``: ``bus_id,…``: GPUs of the XML capture that fell off the bus, as an older
+  driver's nvidia-smi has it: a call that reaches one of them (any call without ``-i``) prints
+  the real "Unable to determine the device handle" capture with that GPU's bus id and exits 15
+  (NVML_ERROR_GPU_IS_LOST); a call with ``-i`` naming only other GPUs answers for those.
 - ``FAKE_SMI_APPS_REPEAT``: ``N``: the compute-apps capture's rows printed N times over, each
   copy with pids of its own: a valid process list as long as a test needs.
 - ``FAKE_SMI_REJECT_FIELD``: a --query-gpu field this "old driver" does not know.
@@ -33,6 +37,9 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+# The captures (testdata/nvidia-smi), for the messages this fake prints of itself.
+_CAPTURES = Path(__file__).resolve().parents[2] / "testdata" / "nvidia-smi"
 
 
 def _settings() -> dict[str, str]:
@@ -71,8 +78,45 @@ def _query(args: list[str], option: str) -> list[str] | None:
     return None
 
 
-def _csv_from_xml(xml: str, fields: list[str], processes: bool, header: bool) -> str:
-    """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers."""
+def _ids(args: list[str]) -> set[str] | None:
+    """The GPUs ``-i``/``--id=`` names (bus ids, in nvidia-smi's short form), None for all."""
+    for number, arg in enumerate(args):
+        if arg == "-i" and number + 1 < len(args):
+            return {_short_bus_id(gpu) for gpu in args[number + 1].split(",")}
+        if arg.startswith("--id="):
+            return {_short_bus_id(gpu) for gpu in arg.split("=", 1)[1].split(",")}
+    return None
+
+
+def _short_bus_id(bus_id: str) -> str:
+    """ "00000000:00:0D.0" (the XML's) as "0000:00:0D.0" (the error message's and -i's)."""
+    domain, rest = bus_id.split(":", 1)
+    return f"{int(domain, 16):04X}:{rest}".upper()
+
+
+def _lost_reached(args: list[str], settings: dict[str, str]) -> str | None:
+    """The lost GPU this call reaches, as its error message names it; None when none."""
+    lost = [_short_bus_id(gpu) for gpu in settings.get("FAKE_SMI_LOST", "").split(",") if gpu]
+    ids = _ids(args)
+    reached = [gpu for gpu in lost if ids is None or gpu in ids]
+    return reached[0] if reached else None
+
+
+def _only_gpus(xml: str, ids: set[str]) -> str:
+    """The XML capture with only the GPUs ``-i`` names."""
+    return re.sub(
+        r'[ \t]*<gpu id="([^"]+)">.*?</gpu>\n?',
+        lambda gpu: gpu[0] if _short_bus_id(gpu[1]) in ids else "",
+        xml,
+        flags=re.S,
+    )
+
+
+def _csv_from_xml(
+    xml: str, fields: list[str], processes: bool, header: bool, only: set[str] | None = None
+) -> str:
+    """A --query-gpu / --query-compute-apps answer made of the XML capture's numbers, for the
+    GPUs ``only`` names (bus ids), or all."""
     # The package this fake sits beside, whichever python runs it.
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from jupyterlab_gpu_monitor.gpu.clock_events import CLOCK_EVENT_BITS
@@ -96,6 +140,8 @@ def _csv_from_xml(xml: str, fields: list[str], processes: bool, header: bool) ->
 
     rows = []
     for gpu in snapshot.gpus:
+        if only is not None and _short_bus_id(gpu.pci_bus_id) not in only:
+            continue
         if processes:
             rows += [
                 [gpu.uuid, process.pid, process.name, process.used_memory_mib]
@@ -141,6 +187,11 @@ def main(args: list[str]) -> int:
     if "FAKE_SMI_ERROR" in settings:
         sys.stdout.write(Path(settings["FAKE_SMI_ERROR"]).read_text())
         return int(settings.get("FAKE_SMI_EXIT", "9"))
+    lost = _lost_reached(args, settings)
+    if lost is not None:
+        capture = (_CAPTURES / "errors/device-handle-gpu-is-lost.txt").read_text()
+        sys.stdout.write(capture.replace("0000:02:00.0", lost))
+        return 15
     gpu_fields = _query(args, "--query-gpu=")
     if gpu_fields and settings.get("FAKE_SMI_REJECT_FIELD") in gpu_fields:
         sys.stdout.write(
@@ -148,6 +199,7 @@ def main(args: list[str]) -> int:
         )
         return 2
     app_fields = _query(args, "--query-compute-apps=")
+    ids = _ids(args)
     if "-q" in args and "-x" in args:
         capture = settings.get("FAKE_SMI_XML")
     elif gpu_fields or app_fields:
@@ -156,7 +208,8 @@ def main(args: list[str]) -> int:
             xml = _capture(settings["FAKE_SMI_XML"], settings)
             fields = gpu_fields or app_fields
             header = "noheader" not in (_query(args, "--format=") or [])
-            return _answer(_csv_from_xml(xml, fields, processes=not gpu_fields, header=header))
+            csv = _csv_from_xml(xml, fields, processes=not gpu_fields, header=header, only=ids)
+            return _answer(csv)
     elif args == ["-L"]:
         capture = settings.get("FAKE_SMI_LIST")
     else:
@@ -165,6 +218,8 @@ def main(args: list[str]) -> int:
         sys.stdout.write(f"fake nvidia-smi: no capture set for {' '.join(args)!r}\n")
         return 2
     text = _capture(capture, settings)
+    if ids is not None and text.lstrip().startswith("<"):
+        text = _only_gpus(text, ids)
     if app_fields and "FAKE_SMI_APPS_REPEAT" in settings:
         text = _repeated_rows(text, int(settings["FAKE_SMI_APPS_REPEAT"]))
     return _answer(text)

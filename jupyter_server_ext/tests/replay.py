@@ -46,6 +46,7 @@ FAKE_VARIABLES = (
     "FAKE_SMI_CONTROL",
     "FAKE_SMI_PIDS",
     "FAKE_SMI_APPS_REPEAT",
+    "FAKE_SMI_LOST",
 )
 
 
@@ -87,6 +88,11 @@ class FakeSmi:
             self._monkeypatch.delenv("FAKE_SMI_MODE", raising=False)
         else:
             self._monkeypatch.setenv("FAKE_SMI_MODE", mode)
+
+    def lose(self, *bus_ids: str) -> None:
+        """Lose these GPUs of the XML capture as an older driver does: every call that reaches
+        one fails with the real "Unable to determine the device handle" message."""
+        self._monkeypatch.setenv("FAKE_SMI_LOST", ",".join(bus_ids))
 
     def substitute_pids(self, pids: dict[int, int]) -> None:
         """Report these real pids in place of the capture's (capture pid -> real pid)."""

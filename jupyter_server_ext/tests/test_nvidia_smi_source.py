@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 
 import pytest
+from jupyterlab_gpu_monitor.gpu import lost_gpus, nvidia_smi
 from jupyterlab_gpu_monitor.gpu.errors import GpuReadError
+from jupyterlab_gpu_monitor.gpu.lost_gpus import lost_bus_id, short_bus_id
 from jupyterlab_gpu_monitor.gpu.model import MIG_UNAVAILABLE
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import (
     XML_FACTS,
@@ -213,6 +215,91 @@ async def test_a_lost_gpu_of_the_xml_stays_lost_beside_the_healthy_one(fake_smi)
     assert lost.error.kind == "gpu_lost"
     assert lost.error.message == "GPU 1 is lost"
     assert "sudo nvidia-smi -r" in lost.error.hint
+
+
+V100S_X8 = "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"
+
+
+async def test_one_gpu_lost_failing_nvidia_smi_as_a_whole_keeps_the_other_seven(fake_smi):
+    # An older driver: with GPU 1 of the 8x V100S off the bus, every call that reaches it fails
+    # with the real "Unable to determine the device handle" message, and no GPU is printed.
+    fake_smi.replay(V100S_X8)
+    source = NvidiaSmiSource()
+    before = await source.sample()
+    fake_smi.lose("0000:00:0E.0")
+    after = await source.sample()
+    assert [gpu.index for gpu in after.gpus] == list(range(8))
+    lost = after.gpus[1]
+    assert (lost.pci_bus_id, lost.name) == ("00000000:00:0E.0", "Tesla V100S-PCIE-32GB")
+    assert (lost.error.kind, lost.error.message) == ("gpu_lost", "GPU 1 is lost")
+    assert lost.utilization_gpu is None and lost.processes == []
+    # The seven others read as before, their processes included.
+    healthy = [gpu for gpu in after.gpus if gpu.index != 1]
+    expected = [gpu for gpu in before.gpus if gpu.index != 1]
+    assert [(g.uuid, g.utilization_gpu, g.memory_used_mib) for g in healthy] == [
+        (g.uuid, g.utilization_gpu, g.memory_used_mib) for g in expected
+    ]
+    assert [[p.pid for p in g.processes] for g in healthy] == [[37305]] * 7
+    assert all(gpu.error is None for gpu in healthy)
+    # Asked by id from then on: no read waits on the lost GPU's failure again.
+    others = ",".join(f"0000:00:{slot}.0" for slot in ("0D", "0F", "10", "11", "12", "13", "14"))
+    calls = len(fake_smi.calls())
+    await source.sample()
+    assert all(call.endswith(f"-i {others}") for call in fake_smi.calls()[calls:])
+
+
+async def test_a_lost_gpu_reset_is_read_whole_again(fake_smi, monkeypatch):
+    # A whole read is tried again after each refresh period (none here): a reset GPU is back.
+    monkeypatch.setattr(nvidia_smi, "STATIC_REFRESH_SECONDS", 0.0)
+    fake_smi.replay(V100S_X8)
+    source = NvidiaSmiSource()
+    await source.sample()
+    fake_smi.lose("0000:00:0E.0", "0000:00:12.0")
+    lost = [gpu.index for gpu in (await source.sample()).gpus if gpu.error]
+    assert lost == [1, 5]
+    fake_smi.lose()
+    back = await source.sample()
+    assert [gpu.error for gpu in back.gpus] == [None] * 8
+    assert back.gpus[1].utilization_gpu == 75
+    assert not fake_smi.calls()[-1].endswith(".0")  # all GPUs, without -i
+
+
+async def test_a_gpu_lost_before_the_first_read_is_placed_by_the_drivers_list(
+    fake_smi, monkeypatch, tmp_path
+):
+    # The driver lists every GPU it has, lost ones too, as /proc/driver/nvidia/gpus/<bus id>/.
+    # No such folder on this machine: the test lays out the 8x V100S's.
+    for slot in ("0d", "0e", "0f", "10", "11", "12", "13", "14"):
+        (tmp_path / "gpus" / f"0000:00:{slot}.0").mkdir(parents=True)
+    monkeypatch.setattr(lost_gpus, "DRIVER_GPUS", tmp_path / "gpus")
+    fake_smi.replay(V100S_X8)
+    fake_smi.lose("0000:00:0E.0")
+    snapshot = await NvidiaSmiSource().sample()
+    lost = snapshot.gpus[1]
+    assert (lost.index, lost.pci_bus_id, lost.error.message) == (1, "0000:00:0E.0", "GPU 1 is lost")
+    assert [gpu.utilization_gpu for gpu in snapshot.gpus] == [97, None, 80, 23, 98, 98, 91, 99]
+
+
+async def test_a_gpu_lost_with_nothing_to_read_around_it_fails_the_read(fake_smi):
+    # Never read whole and no driver list (this machine): the failure names the GPU's bus id.
+    fake_smi.replay(V100S_X8)
+    fake_smi.lose("0000:00:0E.0")
+    with pytest.raises(GpuReadError) as raised:
+        await NvidiaSmiSource().sample()
+    assert raised.value.kind == "gpu_lost"
+    assert "GPU 0000:00:0E.0: GPU is lost" in raised.value.message
+
+
+def test_bus_ids_in_every_form_nvidia_smi_and_the_driver_write_them():
+    assert short_bus_id("00000000:0B:00.0") == "0000:0B:00.0"  # the XML's
+    assert short_bus_id("0000:0b:00.0") == "0000:0B:00.0"  # /proc/driver/nvidia/gpus
+    assert short_bus_id("GPU-5f0d") is None
+    capture = (SMI_FIXTURES / "errors/device-handle-gpu-is-lost.txt").read_text()
+    assert lost_bus_id(GpuReadError("gpu_lost", capture.strip())) == "0000:02:00.0"
+    # Newer drivers leave out the space: "for GPU0000:07:00.0: Unknown Error" is not lost.
+    squeezed = "Unable to determine the device handle for GPU0000:07:00.0: GPU is lost"
+    assert lost_bus_id(GpuReadError("gpu_lost", squeezed)) == "0000:07:00.0"
+    assert lost_bus_id(GpuReadError("unknown", squeezed.replace("GPU is lost", "x"))) is None
 
 
 def test_a_gpu_the_csv_reads_again_is_no_longer_lost_for_the_older_xml():

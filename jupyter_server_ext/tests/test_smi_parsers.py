@@ -341,6 +341,7 @@ def test_mig_listing_names_profiles_and_instance_uuids():
 # --- error captures -------------------------------------------------------------------------
 
 ERROR_KIND_OF_CAPTURE = {
+    "device-handle-gpu-is-lost.txt": "gpu_lost",
     "driver-not-loaded-couldnt-communicate.txt": "driver_not_loaded",
     "libnvidia-ml-so-not-found.txt": "not_installed",
     "no-devices-were-found.txt": "no_devices",

@@ -11,6 +11,7 @@ from .. import blocking
 from ..subprocesses import CommandTimeout, OutputTooLarge, run_command
 from ..translation import gettext
 from .errors import GpuReadError, error_from_output, kind_of_message
+from .lost_gpus import LostGpus
 from .model import Gpu, GpuProcess, Snapshot
 from .smi_csv import (
     CLOCK_EVENT_FIELDS,
@@ -80,6 +81,7 @@ class NvidiaSmiSource:
         self._gpu_fields = list(QUERY_GPU_FIELDS)
         self._static: Snapshot | None = None
         self._static_read_at = 0.0
+        self._lost = LostGpus(retry_seconds=STATIC_REFRESH_SECONDS)
 
     async def sample(self) -> Snapshot:
         """One snapshot of all GPUs; raises GpuReadError when nvidia-smi cannot give one."""
@@ -94,6 +96,18 @@ class NvidiaSmiSource:
         """Nothing to release: every read is its own process."""
 
     async def _sample(self) -> Snapshot:
+        if self._lost.retry_whole():
+            self._static = None
+        while True:
+            try:
+                return self._lost.with_lost(await self._read())
+            except GpuReadError as error:
+                # One GPU lost fails the whole read on older drivers: read the others alone.
+                if not self._lost.lose(error):
+                    raise
+                self._static = None  # it described the GPUs asked for before
+
+    async def _read(self) -> Snapshot:
         stale = time.monotonic() - self._static_read_at > STATIC_REFRESH_SECONDS
         if self._static is None or stale:
             await self._refresh_static()
@@ -143,6 +157,9 @@ class NvidiaSmiSource:
                     self._gpu_fields[position] = older
 
     async def _run(self, args: Sequence[str]) -> str:
+        healthy = self._lost.healthy
+        if healthy is not None:
+            args = [*args, "-i", ",".join(healthy)]
         return await run_nvidia_smi(self._executable, args, self._timeout_seconds)
 
     async def _parse(self, parse: Callable[..., T], *args: Any) -> T:
