@@ -17,6 +17,7 @@ import {
   IChartTheme,
   reportedCharts,
   SERIES_COLOR_VARIABLES,
+  roomBelowZero,
   seriesStyle,
   yRange
 } from '../gpu/charts';
@@ -112,7 +113,8 @@ describe('chartOptions', () => {
     const range = options.scales?.y.range as uPlot.Range.Function;
 
     // The capture's 6.5 W and 13.6 W under a 230 W limit.
-    expect(range({} as uPlot, 6.52, 13.59, 'y')).toEqual([0, 20]);
+    // From a little below 0, where an idle line is drawn whole.
+    expect(range({} as uPlot, 6.52, 13.59, 'y')).toEqual([-0.6, 20]);
     expect(range({} as uPlot, 190, 220, 'y')).toEqual([180, 250]);
   });
 
@@ -197,6 +199,13 @@ describe('chartLimits and yRange', () => {
     expect(
       yRange('utilization', 0, 0, chartLimits('utilization', null))
     ).toEqual([0, 100]);
+  });
+
+  it('begins a span from 0 a little below it, so that an idle line is drawn whole', () => {
+    const span = yRange('utilization', 0, 0, chartLimits('utilization', null));
+
+    expect(roomBelowZero(span)).toEqual([-3, 100]);
+    expect(roomBelowZero([50, 75])).toEqual([50, 75]);
   });
 
   it('fits temperature to the readings: 13–15 °C of the idle A5000s are not flat on a 0–100 axis', () => {
@@ -344,7 +353,7 @@ describe('machineChartOptions', () => {
       memoryTotalMiB: null,
       trans
     });
-    expect(range(cpu, 3, 12)).toEqual([0, 100]);
+    expect(range(cpu, 3, 12)).toEqual([-3, 100]);
     const memory = machineChartOptions({
       kind: 'memory',
       theme,
@@ -352,7 +361,7 @@ describe('machineChartOptions', () => {
       trans
     });
     // 1.4 GiB in use of the recording machine's 23.5 GiB: the whole of it.
-    expect(range(memory, 1400, 1434)).toEqual([0, 24105]);
+    expect(range(memory, 1400, 1434)).toEqual([-24105 * 0.03, 24105]);
     // The gaps in the readings on every chart; the limit on this one.
     expect(memory.hooks?.draw).toHaveLength(2);
     expect(cpu.hooks?.draw).toHaveLength(1);

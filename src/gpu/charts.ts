@@ -7,6 +7,7 @@ import { IGpuSnapshot } from '../restapi/gpus';
 import { sameGpu } from './history';
 import { drawGaps } from './gapDrawing';
 import { drawNearlyFull } from './nearlyFullChart';
+import { drawOverlaps } from './overlapDrawing';
 import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
 
 /**
@@ -20,6 +21,11 @@ export const SERIES_COLOR_VARIABLES: readonly string[] = Array.from(
   { length: 8 },
   (_, index) => `--jp-gpu-monitor-series-${index}`
 );
+
+/**
+ * How wide the lines are drawn, in CSS pixels.
+ */
+const SERIES_WIDTH = 1.5;
 
 /**
  * The dash patterns of the lines, in CSS pixels: solid, dashed, dotted.
@@ -201,7 +207,7 @@ export function timeChartOptions(
     },
     scales: {
       x: { time: true },
-      y: { range: (plot, min, max) => chart.yRange(min, max) }
+      y: { range: (plot, min, max) => roomBelowZero(chart.yRange(min, max)) }
     },
     hooks: {
       draw: [
@@ -218,6 +224,9 @@ export function timeChartOptions(
         // room than uPlot gives them.
         space: (plot: uPlot, axisIndex: number, min: number, max: number) =>
           max - min <= 120 ? 80 : 55,
+        // The tick, the gap and one line of the font: uPlot's 50 px took
+        // half of a side panel's chart.
+        size: timeAxisSize(theme.font),
         values: (plot: uPlot, splits: number[], axisIndex, space, increment) =>
           splits.map(seconds => formatClockTime(seconds, increment < 60))
       },
@@ -233,7 +242,7 @@ export function timeChartOptions(
       ...chart.series.map(line => ({
         label: line.label,
         stroke: colors[line.colorIndex % colors.length],
-        width: 1.5,
+        width: SERIES_WIDTH,
         points: { show: false },
         ...(line.dash ? { dash: line.dash } : {})
       }))
@@ -255,6 +264,13 @@ export function chartOptions(
     syncKey: source.syncKey,
     yRange: (min, max) => yRange(kind, min, max, limits),
     draw: plot => {
+      drawOverlaps(
+        plot,
+        gpus.map(
+          gpu => theme.seriesColors[gpu.index % theme.seriesColors.length]
+        ),
+        SERIES_WIDTH
+      );
       drawLimitLines(plot, limits.lines, theme, value =>
         formatReading(CHART_FIELDS[kind], value, trans)
       );
@@ -369,6 +385,28 @@ export function fitAxisSize(font: string) {
       Math.ceil(widest) + Private.AXIS_TICK_AND_GAP
     );
   };
+}
+
+/**
+ * A y span from 0 begun a little below it: a line at 0 (an idle GPU) lies
+ * on the plot's edge otherwise, half of it cut off; the lowest tick stays 0.
+ */
+export function roomBelowZero([low, high]: [number, number]): [number, number] {
+  return low === 0 ? [-(high * BASELINE_ROOM), high] : [low, high];
+}
+
+/**
+ * How far below 0 a y span from 0 begins, as a part of its height.
+ */
+const BASELINE_ROOM = 0.03;
+
+/**
+ * The height of a time axis: its tick and gap (15 px, uPlot's) and one line
+ * of its labels' font.
+ */
+export function timeAxisSize(font: string): number {
+  const fontPx = Number(/([\d.]+)px/.exec(font)?.[1] ?? 12);
+  return 15 + Math.ceil(fontPx * 1.3);
 }
 
 /**
