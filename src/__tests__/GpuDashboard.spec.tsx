@@ -306,6 +306,81 @@ describe('GpuDashboard', () => {
     expect(readings()).toBeGreaterThan(before + 40);
   });
 
+  it('zooms every chart into the span dragged across one, held there until Back to live', () => {
+    const { model, history } = modelWith(a5000Snapshot(), true);
+    const { getByRole, getAllByRole, queryByRole, rerender } =
+      renderDashboard(model);
+    const labels = () =>
+      getAllByRole('figure').map(figure =>
+        within(figure).getByRole('img').getAttribute('aria-label')
+      );
+    const readings = () => Number(/: (\d+) readings$/.exec(labels()[0]!)![1]);
+    const before = readings();
+    const start = history.timestamps[0];
+    // 20 s of the recording, dragged across the power chart.
+    const inSpan = history.timestamps.filter(
+      time => time >= start + 5 && time <= start + 25
+    ).length;
+    const dragged = fakeCharts[3];
+    const self = {
+      select: { left: 5, width: 20, top: 0, height: 100 },
+      posToVal: (pixel: number) => start + pixel,
+      setSelect: jest.fn()
+    } as unknown as uPlot;
+
+    act(() => dragged.options.hooks!.setSelect![0]!(self));
+
+    expect(readings()).toBe(inSpan);
+    expect(inSpan).toBeLessThan(before);
+    // Every chart, the machine's too, shows that span.
+    expect(fakeCharts.length).toBeGreaterThan(5);
+    for (const chart of fakeCharts) {
+      expect(chart.calls[chart.calls.length - 1]).toBe(
+        `setScale x ${start + 5}-${start + 25}`
+      );
+    }
+    expect(getByRole('status').textContent).toBe(
+      `Showing ${formatClockTime(start + 5, true)} to ${formatClockTime(start + 25, true)}`
+    );
+    expect(queryByRole('button', { name: 'Pause' })).toBeNull();
+    // New readings do not move it.
+    history.append(later(60));
+    rerender(
+      <GpuDashboard
+        model={model}
+        windowSeconds={3600}
+        themeRevision={0}
+        notebook={null}
+        onRevealCell={jest.fn()}
+        trans={trans}
+      />
+    );
+    expect(readings()).toBe(inSpan);
+
+    fireEvent.click(getByRole('button', { name: 'Back to live' }));
+
+    expect(readings()).toBeGreaterThan(before);
+    expect(getByRole('button', { name: 'Pause' })).toBeTruthy();
+    expect(queryByRole('status')).toBeNull();
+  });
+
+  it('takes a click on a chart for a click, not a zoom', () => {
+    const { model } = modelWith(a5000Snapshot());
+    const { getByRole } = renderDashboard(model);
+    const self = {
+      select: { left: 40, width: 2, top: 0, height: 100 },
+      posToVal: (pixel: number) => pixel,
+      setSelect: jest.fn()
+    } as unknown as uPlot;
+
+    act(() => fakeCharts[0].options.hooks!.setSelect![0]!(self));
+
+    expect(getByRole('button', { name: 'Pause' })).toBeTruthy();
+    expect(fakeCharts[0].calls[fakeCharts[0].calls.length - 1]).not.toMatch(
+      /^setScale x 0-/
+    );
+  });
+
   it('says calmly that a server without the NVIDIA driver has no GPU', () => {
     const { model } = modelWith(noGpuSnapshot());
 

@@ -2,7 +2,13 @@ import { launchIcon } from '@jupyterlab/ui-components';
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { CHART_FIELDS, ChartKind, chartWindow } from '../gpu/chartKinds';
+import {
+  CHART_FIELDS,
+  ChartKind,
+  chartWindow,
+  ITimeSpan,
+  readingsIn
+} from '../gpu/chartKinds';
 import {
   bandsIn,
   chartData,
@@ -12,7 +18,6 @@ import {
   IChartTheme,
   ITimeBand
 } from '../gpu/charts';
-import { indexAt } from '../gpu/history';
 import { formatReading } from '../gpu/units';
 import { IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -45,6 +50,16 @@ export namespace GpuChart {
      * How far back the chart shows, in seconds.
      */
     windowSeconds: number;
+    /**
+     * The span of time shown instead of the last `windowSeconds` (a zoom
+     * into the past); none to follow the readings.
+     */
+    span?: ITimeSpan | null;
+    /**
+     * Called with the span of time dragged across the chart; without it,
+     * the chart does not zoom.
+     */
+    onZoom?: (span: ITimeSpan) => void;
     /**
      * Changes when the theme changes.
      */
@@ -109,13 +124,12 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
     () => chartData(history, kind, gpus),
     [history, kind, history.revision, gpuKey]
   );
-  const xRange = chartWindow(history, windowSeconds);
+  const xRange = props.span ?? chartWindow(history, windowSeconds);
   const title = Private.title(kind, trans);
-  const shown =
-    xRange === null
-      ? 0
-      : history.timestamps.length - indexAt(history.timestamps, xRange.min);
-  const position = cursor ?? history.timestamps.length - 1;
+  const inView = xRange && readingsIn(history.timestamps, xRange);
+  const shown = inView ? inView.last - inView.first + 1 : 0;
+  // Without a cursor, the legend tells the last reading shown.
+  const position = cursor ?? inView?.last ?? history.timestamps.length - 1;
   const runs = bandsIn(props.bands, xRange).length;
   const readings = trans._n(
     '%2 of each GPU: %1 reading',
@@ -159,6 +173,7 @@ export function GpuChart(props: GpuChart.IProps): React.ReactElement {
         bands={props.bands}
         onBandHover={setBand}
         onBandClick={props.onBandClick}
+        onSelectSpan={props.onZoom}
       />
       <ul className="jp-GpuMonitor-legend">
         <LegendTime

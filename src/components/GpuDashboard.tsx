@@ -4,6 +4,7 @@ import * as React from 'react';
 import { runBands } from '../cells/format';
 import {
   CHART_KINDS,
+  ITimeSpan,
   LINK_CHART_KINDS,
   PanelChartKind
 } from '../gpu/chartKinds';
@@ -11,6 +12,7 @@ import { currentColumns, recordedCharts, reportedCharts } from '../gpu/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
 import { toggleGpu } from '../gpu/legend';
+import { formatClockTime } from '../gpu/units';
 import { hasMachineReadings, MACHINE_CHART_KINDS } from '../gpu/machineCharts';
 import { IGpuMonitorModel, IGpuTimeSeries, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
@@ -64,8 +66,10 @@ const CURSOR_SYNC_KEY = 'jp-GpuMonitor-dashboard';
 /**
  * The GPU dashboard: each measurement the GPUs report as a full-size chart,
  * one line per GPU. A legend that hides a GPU or shows it alone (in every
- * chart at once), one crosshair across the charts, pause, and the window;
- * the current notebook's cell runs shaded.
+ * chart at once), one crosshair across the charts, pause, the window, and a
+ * drag across any chart to zoom every chart into that past span (the
+ * readings held as they were) until *Back to live*; the current notebook's
+ * cell runs shaded.
  */
 export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
   const { model, notebook, trans } = props;
@@ -73,7 +77,17 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
   const [windowSeconds, setWindowSeconds] = React.useState(props.windowSeconds);
   const [paused, setPaused] = React.useState<IGpuTimeSeries | null>(null);
   const [hidden, setHidden] = React.useState<ReadonlySet<number>>(new Set());
+  const [zoom, setZoom] = React.useState<ITimeSpan | null>(null);
   const history = paused ?? model.history;
+  // A span of the past stays put: the readings are held while it is shown.
+  const zoomInto = (span: ITimeSpan): void => {
+    setPaused(paused ?? frozenHistory(model.history));
+    setZoom(span);
+  };
+  const backToLive = (): void => {
+    setZoom(null);
+    setPaused(null);
+  };
   const failed = failure && describeFailure(failure, trans);
   const retry = retryText(model, trans) ?? undefined;
   const message = snapshot && snapshotMessage(snapshot, trans, retry);
@@ -97,9 +111,34 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
             {trans.__('Show all GPUs')}
           </button>
         )}
+        {!zoom && history.timestamps.length > 1 && (
+          <span className="jp-GpuMonitor-zoomSpan">
+            {trans.__('Drag across a chart to zoom into that time')}
+          </span>
+        )}
+        {zoom && (
+          <>
+            <span className="jp-GpuMonitor-zoomSpan" role="status">
+              {trans.__(
+                'Showing %1 to %2',
+                formatClockTime(zoom.min, true),
+                formatClockTime(zoom.max, true)
+              )}
+            </span>
+            <button
+              type="button"
+              className="jp-GpuMonitor-button"
+              title={trans.__('Follow the readings again, over the window')}
+              onClick={backToLive}
+            >
+              {trans.__('Back to live')}
+            </button>
+          </>
+        )}
         <button
           type="button"
           className="jp-GpuMonitor-button"
+          hidden={zoom !== null}
           aria-pressed={paused !== null}
           title={
             paused
@@ -119,7 +158,10 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
         </button>
         <WindowSelect
           seconds={windowSeconds}
-          onChange={setWindowSeconds}
+          onChange={seconds => {
+            setWindowSeconds(seconds);
+            setZoom(null);
+          }}
           trans={trans}
         />
       </div>
@@ -143,6 +185,8 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
           history={history}
           stale={!!failure || last !== null}
           windowSeconds={windowSeconds}
+          zoom={zoom}
+          onZoom={zoomInto}
           themeRevision={props.themeRevision}
           notebook={notebook}
           hidden={hidden}
@@ -178,6 +222,8 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
                 history={history}
                 memoryTotalMiB={snapshot?.machine?.memory_total_mib ?? null}
                 windowSeconds={windowSeconds}
+                span={zoom}
+                onZoom={zoomInto}
                 themeRevision={props.themeRevision}
                 syncKey={CURSOR_SYNC_KEY}
                 trans={trans}
@@ -202,6 +248,8 @@ namespace Private {
     history: IGpuTimeSeries;
     stale: boolean;
     windowSeconds: number;
+    zoom: ITimeSpan | null;
+    onZoom: (span: ITimeSpan) => void;
     themeRevision: number;
     notebook: INotebookGpuRuns | null;
     hidden: ReadonlySet<number>;
@@ -242,6 +290,8 @@ namespace Private {
                 history={history}
                 snapshot={snapshot}
                 windowSeconds={props.windowSeconds}
+                span={props.zoom}
+                onZoom={props.onZoom}
                 themeRevision={props.themeRevision}
                 bands={bands}
                 onBandClick={band => props.onRevealCell(band.key)}

@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { chartWindow } from '../gpu/chartKinds';
+import { chartWindow, ITimeSpan, readingsIn } from '../gpu/chartKinds';
 import { IChartTheme } from '../gpu/charts';
 import {
   formatMachineReading,
@@ -40,6 +40,16 @@ export namespace MachineChart {
      */
     windowSeconds: number;
     /**
+     * The span of time shown instead of the last `windowSeconds`; none to
+     * follow the readings.
+     */
+    span?: ITimeSpan | null;
+    /**
+     * Called with the span of time dragged across the chart; without it,
+     * the chart does not zoom.
+     */
+    onZoom?: (span: ITimeSpan) => void;
+    /**
      * Changes when the theme changes.
      */
     themeRevision: number;
@@ -72,17 +82,21 @@ export function MachineChart(props: MachineChart.IProps): React.ReactElement {
   );
   const title = Private.title(kind, trans);
   const names = machineSeriesNames(kind, trans);
-  const position = cursor ?? history.timestamps.length - 1;
+  const xRange = props.span ?? chartWindow(history, props.windowSeconds);
+  const inView = xRange && readingsIn(history.timestamps, xRange);
+  // Without a cursor, the legend tells the last reading shown.
+  const position = cursor ?? inView?.last ?? history.timestamps.length - 1;
   return (
     <figure className="jp-GpuMonitor-chart" data-chart={`machine-${kind}`}>
       <figcaption className="jp-GpuMonitor-chartTitle">{title}</figcaption>
       <TimeSeriesChart
         options={options}
         data={data}
-        xRange={chartWindow(history, props.windowSeconds)}
+        xRange={xRange}
         themeRevision={props.themeRevision}
         onCursor={setCursor}
         label={trans.__('%1 of the machine', title)}
+        onSelectSpan={props.onZoom}
       />
       <ul className="jp-GpuMonitor-legend">
         <LegendTime

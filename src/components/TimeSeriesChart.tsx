@@ -3,6 +3,7 @@ import uPlot from 'uplot';
 // uPlot's own styles load with the charts, not with JupyterLab.
 import 'uplot/dist/uPlot.min.css';
 
+import { ITimeSpan } from '../gpu/chartKinds';
 import {
   bandAt,
   bandExtents,
@@ -32,7 +33,7 @@ export namespace TimeSeriesChart {
      * The span of the x axis shown, in seconds since the epoch; null to
      * fit the data.
      */
-    xRange: { min: number; max: number } | null;
+    xRange: ITimeSpan | null;
     /**
      * Changes when the theme changes: the chart re-reads its colours.
      */
@@ -61,6 +62,11 @@ export namespace TimeSeriesChart {
      * press and release in place).
      */
     onBandClick?: (band: ITimeBand) => void;
+    /**
+     * Called with the span of time dragged across; without it, a drag does
+     * nothing.
+     */
+    onSelectSpan?: (span: ITimeSpan) => void;
   }
 }
 
@@ -69,7 +75,7 @@ export namespace TimeSeriesChart {
  * or the theme change), updated in place with `setData` and `setScale`,
  * resized with its container, and destroyed with the component. Bands are
  * shaded under the lines; the one under the cursor is reported, and a click
- * on it.
+ * on it; a drag across it reports the span dragged across.
  */
 export function TimeSeriesChart(
   props: TimeSeriesChart.IProps
@@ -80,6 +86,7 @@ export function TimeSeriesChart(
   const latest = React.useRef(props);
   latest.current = props;
   const { options, themeRevision, data, xRange, bands } = props;
+  const selectable = props.onSelectSpan !== undefined;
 
   React.useEffect(() => {
     const element = container.current!;
@@ -95,8 +102,24 @@ export function TimeSeriesChart(
         ...base,
         width: element.clientWidth,
         height: element.clientHeight,
+        // A drag shades the span; what it shows then is the caller's.
+        cursor: selectable
+          ? { ...base.cursor, drag: { x: true, y: false, setScale: false } }
+          : base.cursor,
         hooks: {
           ...base.hooks,
+          setSelect: [
+            (self: uPlot) => {
+              const { left, width } = self.select;
+              if (width < MIN_DRAG_PX) {
+                return;
+              }
+              const min = self.posToVal(left, 'x');
+              const max = self.posToVal(left + width, 'x');
+              self.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+              latest.current.onSelectSpan?.({ min, max });
+            }
+          ],
           drawClear: [
             (self: uPlot) =>
               Private.drawBands(
@@ -159,7 +182,7 @@ export function TimeSeriesChart(
       chart.destroy();
       plot.current = null;
     };
-  }, [options, themeRevision]);
+  }, [options, themeRevision, selectable]);
 
   React.useEffect(() => {
     if (plot.current) {
@@ -182,6 +205,11 @@ export function TimeSeriesChart(
 }
 
 /**
+ * The least drag that selects a span, in CSS pixels: less is a click.
+ */
+const MIN_DRAG_PX = 4;
+
+/**
  * File-local helpers.
  */
 namespace Private {
@@ -191,7 +219,7 @@ namespace Private {
   export function show(
     chart: uPlot,
     data: uPlot.AlignedData,
-    xRange: { min: number; max: number } | null
+    xRange: ITimeSpan | null
   ): void {
     chart.batch(() => {
       chart.setData(data, xRange === null);

@@ -3,6 +3,7 @@
  * loads with JupyterLab, needs these, and not uPlot.
  */
 import { GpuSeriesField, IGpuTimeSeries } from '../tokens';
+import { indexAt } from './history';
 
 /**
  * The charts of the GPUs: the panel's four, and what each GPU receives over
@@ -45,13 +46,21 @@ export const CHART_FIELDS: { readonly [K in ChartKind]: GpuSeriesField } = {
 };
 
 /**
+ * A span of time on a chart's x axis, in seconds since the epoch.
+ */
+export interface ITimeSpan {
+  min: number;
+  max: number;
+}
+
+/**
  * The span of the x axis that shows the last `windowSeconds` of readings,
  * in seconds since the epoch; null when there is no reading.
  */
 export function chartWindow(
   history: IGpuTimeSeries,
   windowSeconds: number
-): { min: number; max: number } | null {
+): ITimeSpan | null {
   const { timestamps } = history;
   if (timestamps.length === 0) {
     return null;
@@ -59,6 +68,25 @@ export function chartWindow(
   const max = timestamps[timestamps.length - 1];
   return { min: max - windowSeconds, max };
 }
+
+/**
+ * The positions of the first and the last reading inside `span`; null when
+ * none is.
+ */
+export function readingsIn(
+  timestamps: readonly number[],
+  span: ITimeSpan
+): { first: number; last: number } | null {
+  const first = indexAt(timestamps, span.min);
+  const last = indexAt(timestamps, span.max + SAME_MOMENT) - 1;
+  return last >= first ? { first, last } : null;
+}
+
+/**
+ * Readings this close (in seconds) to a span's end are in it: the end of a
+ * window is the last reading's own time.
+ */
+const SAME_MOMENT = 1e-6;
 
 /**
  * The spans the charts can show, in seconds: 1 min, 5 min, 15 min, 1 h.

@@ -152,6 +152,49 @@ test.describe('GPU dashboard', () => {
       await replaceGpus(page, baseURL!, null);
     }
   });
+
+  test('a drag across a chart zooms every chart into that past span, held until Back to live', async ({
+    page
+  }) => {
+    const dashboard = await openDashboard(page);
+    const figures = dashboard.getByRole('figure');
+    await expect(figures).toHaveCount(CHARTS);
+    const labels = () =>
+      dashboard
+        .getByRole('img', { name: /of each GPU/ })
+        .evaluateAll(charts =>
+          charts.map(chart => chart.getAttribute('aria-label'))
+        );
+    // A minute of readings: the drag has some to take.
+    await dashboard.getByRole('combobox').selectOption({ label: '1 min' });
+    await page.waitForTimeout(8000);
+    const over = (await figures.nth(0).locator('.u-over').boundingBox())!;
+    const y = over.y + over.height / 2;
+    await page.mouse.move(over.x + over.width * 0.8, y);
+    await page.mouse.down();
+    await page.mouse.move(over.x + over.width * 0.95, y, { steps: 5 });
+    await page.mouse.up();
+
+    await expect(dashboard.getByRole('status')).toHaveText(
+      /^Showing .+ to .+$/
+    );
+    const zoomed = await labels();
+    const counts = zoomed.map(label => /: (\d+) readings?$/.exec(label!)![1]);
+    // Every GPU chart shows the same few readings of the span.
+    expect(new Set(counts).size).toBe(1);
+    expect(Number(counts[0])).toBeLessThan(10);
+    await page.waitForTimeout(2500);
+    expect(await labels()).toEqual(zoomed);
+    await expect(dashboard.getByRole('button', { name: 'Pause' })).toBeHidden();
+
+    await dashboard.getByRole('button', { name: 'Back to live' }).click();
+
+    await expect(dashboard.getByRole('status')).toHaveCount(0);
+    await expect(
+      dashboard.getByRole('button', { name: 'Pause' })
+    ).toBeVisible();
+    await expect.poll(labels).not.toEqual(zoomed);
+  });
 });
 
 test("opening /lab fetches at most 37 KiB of the extension's JS, gzipped: not the panels' content, the dashboard or uPlot", async ({
