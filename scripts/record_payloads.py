@@ -182,8 +182,8 @@ def snapshots_from_captures() -> dict[str, object]:
     payloads: dict[str, object] = {
         name: json.loads(
             subprocess.run(
+                # Exit status 1 for a capture with a lost GPU: its JSON is printed all the same.
                 [cli, "snapshot", "--json", "--from", str(SMI_FIXTURES / capture)],
-                check=True,
                 capture_output=True,
                 text=True,
             ).stdout

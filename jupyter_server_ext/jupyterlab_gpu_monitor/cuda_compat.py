@@ -117,15 +117,26 @@ TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 CONDA_NAMES = {"torch": "pytorch"}
 
 
+# Where PyTorch publishes its wheels, one index per build ("cpu", "cu130"...).
+PYTORCH_INDEX = "https://download.pytorch.org/whl"
+
+# The tools a fix installs with: pip through the environment's interpreter, uv for the
+# environments uv made, conda for packages conda installed.
+INSTALLERS = ("pip", "uv", "conda")
+
+
 def pytorch_install_command(
     driver_cuda: str | None,
-    conda: bool,
+    installer: str,
     prefix: str | None = None,
     installed: dict[str, str] | None = None,
 ) -> str:
-    """The command that installs the torch build matching a driver into the kernel's own
-    environment: through its interpreter (``"<prefix>/bin/python" -m pip``) or ``conda install
-    -p <prefix>``, torch and its installed companions pinned to the versions there are.
+    """The command that puts the torch build matching a driver into the kernel's own
+    environment, with the tool that installed torch there (one of INSTALLERS), naming the
+    environment (``"<prefix>/bin/python" -m pip``, ``uv pip install --python``, ``conda
+    install -p``). It changes only the torch family: torch and its installed companions, pinned
+    to their installed versions of the new build; what they depend on and is already there
+    stays as it is (no ``--force-reinstall``, which reinstalls every dependency at its newest).
 
     :param prefix: the environment the kernel runs in; the command's own ``pip``/``conda``
         environment when unknown
@@ -142,7 +153,7 @@ def pytorch_install_command(
         for name in TORCH_FAMILY
         if (installed or {}).get(name) or name == "torch"
     }
-    if conda:
+    if installer == "conda":
         # conda-forge builds each release for several CUDA versions: any the driver runs.
         target = f' -p "{prefix}"' if prefix else ""
         specs = " ".join(
@@ -153,12 +164,17 @@ def pytorch_install_command(
     variant = pytorch_variant_for(driver_cuda, versions["torch"] or None)
     if variant is None:
         return _no_build_for(driver_cuda, versions["torch"])
-    pip = f'"{interpreter(prefix)}" -m pip' if prefix else "pip"
-    specs = " ".join(
-        f"{name}=={version}" if version else name for name, version in versions.items()
-    )
     tag = "cu" + variant.replace(".", "")
-    return f"{pip} install --force-reinstall {specs} --index-url https://download.pytorch.org/whl/{tag}"
+    # The build's own local version: "torch==2.13.0" is met by the installed 2.13.0+cpu.
+    specs = " ".join(
+        f'"{name}=={version}+{tag}"' if version else name for name, version in versions.items()
+    )
+    if installer == "uv":
+        target = f' --python "{interpreter(prefix)}"' if prefix else ""
+        install = f"uv pip install{target}"
+    else:
+        install = f'"{interpreter(prefix)}" -m pip install' if prefix else "pip install"
+    return f"{install} {specs} --index-url {PYTORCH_INDEX}/{tag}"
 
 
 def _no_build_for(driver_cuda: str, torch_version: str) -> str:

@@ -18,6 +18,7 @@ from .cuda_compat import (
     CONDA_NAMES,
     TORCH_FAMILY,
     driver_runs,
+    interpreter,
     minimum_driver,
     pytorch_install_command,
     version_tuple,
@@ -69,6 +70,8 @@ class Facts:
     probe: dict[str, Any] | None = None
     process: KernelProcessFacts | None = None
     packages: list[Package] | None = None  # the environment's, conda and pip
+    # The tool that made the environment (conda, pixi, venv, uv...: see conda/prefix.py).
+    env_manager: str | None = None
     kernelspec_name: str | None = None
     # What the kernelspec runs (argv[0], as jupyter_client runs it) and the environment it names.
     kernelspec_interpreter: str | None = None
@@ -144,15 +147,31 @@ def _torch_family(facts: Facts) -> dict[str, str]:
     versions = {name: reported[name] for name in TORCH_FAMILY if reported.get(name)}
     if versions:
         return versions
-    records = {name: _package(facts, CONDA_NAMES.get(name, name)) for name in TORCH_FAMILY}
+    # A venv's records name the distribution (torch), a conda environment's the package
+    # (pytorch): either, whether or not the kernel answered.
+    records = {
+        name: _package(facts, name) or _package(facts, CONDA_NAMES.get(name, name))
+        for name in TORCH_FAMILY
+    }
     return {name: record.version for name, record in records.items() if record is not None}
 
 
 def _install_torch(facts: Facts, driver_cuda: str | None) -> str:
     """The command that puts the torch build for the driver into the kernel's environment."""
     return pytorch_install_command(
-        driver_cuda, _conda_env(facts), _running_prefix(facts), _torch_family(facts)
+        driver_cuda, _torch_installer(facts), _running_prefix(facts), _torch_family(facts)
     )
+
+
+def _torch_installer(facts: Facts) -> str:
+    """The tool that installed torch in the kernel's environment, which its fix must use: conda
+    for conda's pytorch, pip (uv in an environment uv made) for a torch without a conda record,
+    even in a conda environment; the environment's own tool when the records do not say."""
+    pip_torch = any(p.name == "torch" and p.installer == "pip" for p in facts.packages or [])
+    conda_torch = any(p.name == "pytorch" and p.installer == "conda" for p in facts.packages or [])
+    if not pip_torch and (conda_torch or _conda_env(facts)):
+        return "conda"
+    return "uv" if facts.env_manager == "uv" else "pip"
 
 
 def _conda_env(facts: Facts) -> bool:
@@ -390,6 +409,10 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
     )
     pip_names = " ".join(pip.name for _, pip in pairs)
     conda_names = " ".join(conda.name for conda, _ in pairs)
+    # Named environment by environment: the pip and conda first on PATH may be another's.
+    prefix = _running_prefix(facts)
+    pip = f'"{interpreter(prefix)}" -m pip' if prefix else "pip"
+    conda = f'conda install -p "{prefix}"' if prefix else "conda install"
     yield Finding(
         id="conda-and-pip-duplicate",
         severity="warning",
@@ -400,7 +423,7 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
             "{packages}: pip's files replaced conda's, so what imports depends on install "
             "order and conda no longer knows what is there"
         ).format(packages=described),
-        fix=f"pip uninstall -y {pip_names} && conda install --force-reinstall {conda_names}",
+        fix=f"{pip} uninstall -y {pip_names} && {conda} --force-reinstall {conda_names}",
     )
 
 

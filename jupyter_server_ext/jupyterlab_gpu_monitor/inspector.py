@@ -15,6 +15,7 @@ from . import blocking
 from .cells import KernelHistory
 from .conda.discovery import FILES_SECONDS
 from .conda.kernelspecs import launch_of, launched_interpreter
+from .conda.prefix import manager_of
 from .conda.records import packages
 from .diagnose import Facts, diagnose, torch_cuda_label
 from .gpu.sampler import Sampler
@@ -95,6 +96,7 @@ async def inspect_kernel(
     )
     prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
     installed = await _read(packages, prefix, key=("prefix", prefix)) if prefix else None
+    made_by = await _read(manager_of, prefix, key=("manager", prefix)) if prefix else None
     interpreter, kernelspec_prefix = await _read(kernelspec_launch, manager, key=None)
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
@@ -103,6 +105,7 @@ async def inspect_kernel(
         probe=probe,
         process=process,
         packages=installed,
+        env_manager=made_by,
         kernelspec_name=name,
         kernelspec_interpreter=interpreter,
         kernelspec_prefix=kernelspec_prefix,

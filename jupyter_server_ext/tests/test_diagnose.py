@@ -157,13 +157,14 @@ def test_a_gpu_the_kernel_uses_that_slows_down_is_a_finding_with_its_reason():
 
 
 def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_into_the_kernels_env_pinned():
-    # The kernel's own interpreter, torch and torchvision at their installed versions: a bare
-    # `pip` may be another environment's, and torch alone would leave torchvision's CPU build.
+    # The kernel's own interpreter, torch and torchvision at their installed versions of the
+    # new build: a bare `pip` may be another environment's, torch alone would leave
+    # torchvision's CPU build, and `--force-reinstall` would move every dependency too.
     packages = {"torch": "2.5.1+cpu", "torchvision": "0.20.1+cpu", "numpy": "2.1.3"}
     pip = diagnose(Facts(capture(T4), probe("2.5.1+cpu", packages=packages)))[0]
     assert pip.fix == (  # a CUDA 11.7 driver
-        '"/opt/envs/train/bin/python" -m pip install --force-reinstall torch==2.5.1 '
-        "torchvision==0.20.1 --index-url https://download.pytorch.org/whl/cu118"
+        '"/opt/envs/train/bin/python" -m pip install "torch==2.5.1+cu118" '
+        '"torchvision==0.20.1+cu118" --index-url https://download.pytorch.org/whl/cu118'
     )
     conda_process = KernelProcessFacts(1, None, None, "/opt/conda/envs/train", "conda", {})
     conda = diagnose(
@@ -177,6 +178,56 @@ def test_cpu_only_fix_installs_the_build_for_the_drivers_cuda_into_the_kernels_e
     assert conda.fix == (
         'conda install -p "/opt/conda/envs/train" -c conda-forge "pytorch=2.13.0=cuda*" '
         '"cuda-version<=12.2"'
+    )
+
+
+# A conda environment whose torch pip installed: records as the server reads them from disk.
+CONDA_ENV = "/opt/conda/envs/train"
+PIP_TORCH_IN_CONDA = [
+    Package("numpy", "2.1.3", "py312h58c1407_0", "conda-forge", "conda"),
+    Package("python", "3.12.7", "hc5c86c4_0_cpython", "conda-forge", "conda"),
+    Package("torch", "2.13.0+cpu", "", "pypi", "pip"),
+    Package("torchvision", "0.28.0+cpu", "", "pypi", "pip"),
+]
+
+
+def test_a_conda_envs_pip_torch_is_fixed_with_pip_alike_in_the_panel_and_the_cli():
+    # The panel's facts: the kernel's process (a conda env), its records, no probe (busy).
+    process = KernelProcessFacts(1, None, None, CONDA_ENV, "conda", {})
+    panel = Facts(capture(A5000), None, process=process, packages=PIP_TORCH_IN_CONDA)
+    # `doctor --env`'s: the probe of the env's interpreter and the same records.
+    answer = probe("2.13.0+cpu", prefix=CONDA_ENV, conda_prefix=CONDA_ENV)
+    answer["executable"] = f"{CONDA_ENV}/bin/python"
+    answer["packages"]["torchvision"] = "0.28.0+cpu"
+    cli = Facts(capture(A5000), answer, packages=PIP_TORCH_IN_CONDA)
+    (from_panel,) = diagnose(panel)
+    (from_cli,) = diagnose(cli)
+    # pip owns torch there: conda's pytorch on top would install it twice.
+    assert from_panel.fix == from_cli.fix == (
+        f'"{CONDA_ENV}/bin/python" -m pip install "torch==2.13.0+cu130" '
+        '"torchvision==0.28.0+cu130" --index-url https://download.pytorch.org/whl/cu130'
+    )
+
+
+def test_a_busy_venv_kernels_fix_is_pinned_from_its_records():
+    # No probe while the kernel trains: the venv's records name the distribution, torch.
+    records = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
+    process = KernelProcessFacts(1, None, None, "/home/ana/venvs/train", "venv", {})
+    (finding,) = diagnose(Facts(capture(A5000), None, process=process, packages=records))
+    assert finding.fix == (
+        '"/home/ana/venvs/train/bin/python" -m pip install "torch==2.13.0+cu130" '
+        "--index-url https://download.pytorch.org/whl/cu130"
+    )
+
+
+def test_an_env_uv_made_is_fixed_with_uv_aimed_at_its_python():
+    records = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
+    process = KernelProcessFacts(1, None, None, "/srv/project/.venv", "venv", {})
+    facts = Facts(capture(A5000), None, process=process, packages=records, env_manager="uv")
+    (finding,) = diagnose(facts)
+    assert finding.fix == (
+        'uv pip install --python "/srv/project/.venv/bin/python" "torch==2.13.0+cu130" '
+        "--index-url https://download.pytorch.org/whl/cu130"
     )
 
 
@@ -300,11 +351,11 @@ def test_pytorch_build_for_a_driver_and_the_torch_release(driver_cuda, torch, va
 def test_a_torch_release_without_a_build_for_the_driver_names_the_way_out():
     installed = {"torch": "2.8.0+cpu", "torchvision": "0.23.0+cpu"}
     # A CUDA 11.7 driver (the T4 capture's): torch 2.8 was built for CUDA 12.6 and later only.
-    assert pytorch_install_command("11.7", conda=False, installed=installed) == (
+    assert pytorch_install_command("11.7", "pip", installed=installed) == (
         "torch 2.8.0 has no build for the CUDA this driver supports (11.7): upgrade the NVIDIA "
         "driver, or install torch 2.7 (built for CUDA 11.8)."
     )
-    assert pytorch_install_command("9.2", conda=False, installed=installed) == (
+    assert pytorch_install_command("9.2", "pip", installed=installed) == (
         "The driver supports CUDA 9.2, older than any PyTorch build: upgrade the NVIDIA driver "
         "first."
     )
@@ -317,7 +368,12 @@ def test_conda_and_pip_finding_names_both_packages_and_the_fix():
     ]
     (finding,) = diagnose(Facts(capture(A5000), probe("2.5.1+cu121"), packages=packages))
     assert "pytorch 2.5.1 (conda) and torch 2.5.1 (pip)" in finding.evidence
-    assert finding.fix == "pip uninstall -y torch && conda install --force-reinstall pytorch"
+    # Each tool aimed at the kernel's environment: with base active in a terminal, a bare pip
+    # or conda would change base.
+    assert finding.fix == (
+        '"/opt/envs/train/bin/python" -m pip uninstall -y torch && '
+        'conda install -p "/opt/envs/train" --force-reinstall pytorch'
+    )
 
 
 @pytest.mark.parametrize(

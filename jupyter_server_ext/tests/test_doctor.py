@@ -16,10 +16,11 @@ def test_doctor_finds_cpu_only_torch_on_a_gpu_machine_and_prints_the_fix(fake_sm
     assert "torch 2.13.0+cpu, CUDA build none, CUDA usable: no" in result.stdout
     assert "GPUs: NVIDIA RTX A5000, NVIDIA RTX A5000; driver 590.44.01, CUDA 13.1" in result.stdout
     assert "ERROR   PyTorch is a CPU-only build, but this machine has GPUs" in result.stdout
-    # Through the environment's own interpreter, torch pinned to its installed version.
+    # Through the environment's own interpreter, torch pinned to its installed version's
+    # CUDA build.
     python = environment("torch-cpu") / "bin" / "python"
     assert (
-        f'fix: "{python}" -m pip install --force-reinstall torch==2.13.0 '
+        f'fix: "{python}" -m pip install "torch==2.13.0+cu130" '
         "--index-url https://download.pytorch.org/whl/cu130" in result.stdout
     )
 

@@ -289,19 +289,19 @@ describe('FindingList', () => {
     });
     fireEvent.click(copy);
     expect(onCopy).toHaveBeenCalledWith(
-      'pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu130'
+      '"/work/main/.kernel-envs/torch-cpu/bin/python" -m pip install "torch==2.13.0+cu130" --index-url https://download.pytorch.org/whl/cu130'
     );
     expect(copy.title).toBe('Copied');
-    // Each short word is kept whole (no "--force-/reinstall" across lines);
-    // only the URL may break.
+    // Each short word is kept whole (no "--index-/url" across lines); only
+    // the long path and URL may break.
     const words = Array.from(
       item.querySelectorAll('code .jp-GpuMonitor-word')
     ).map(word => word.textContent);
     expect(words).toEqual([
+      '-m',
       'pip',
       'install',
-      '--force-reinstall',
-      'torch',
+      '"torch==2.13.0+cu130"',
       '--index-url'
     ]);
     expect(item.querySelector('code')!.textContent).toBe(cpuOnly.fix);

@@ -16,7 +16,7 @@ import {
  * replayed capture's driver 590.44 (CUDA 13.1): through the kernel's own
  * interpreter, torch pinned to its installed version.
  */
-const CUDA_TORCH_FIX = `"${path.join(KERNEL_ENVS, 'torch-cpu', 'bin', 'python')}" -m pip install --force-reinstall torch==2.13.0 --index-url https://download.pytorch.org/whl/cu130`;
+const CUDA_TORCH_FIX = `"${path.join(KERNEL_ENVS, 'torch-cpu', 'bin', 'python')}" -m pip install "torch==2.13.0+cu130" --index-url https://download.pytorch.org/whl/cu130`;
 
 test.describe('Environment panel', () => {
   test.use({ permissions: ['clipboard-read', 'clipboard-write'] });

@@ -149,6 +149,7 @@ class DoctorApp(ReadingCommand):
 
     def start(self) -> int:
         """0 without an error finding, 1 with one, 2 when the probe cannot run."""
+        from ..conda.prefix import manager_of
         from ..conda.records import packages
         from ..diagnose import Facts, diagnose
         from ..probe import probe_interpreter
@@ -159,7 +160,9 @@ class DoctorApp(ReadingCommand):
             probe = asyncio.run(probe_interpreter(python, deep=not self.shallow))
         except RuntimeError as error:
             self.fail(str(error))
-        installed = packages(probe["prefix"])  # for "installed by both conda and pip"
+        # What installed what: "installed by both conda and pip", and the fixes' installer.
+        installed = packages(probe["prefix"])
+        made_by = manager_of(probe["prefix"])
         findings = [
             replace(
                 finding,
@@ -167,7 +170,9 @@ class DoctorApp(ReadingCommand):
                 evidence=in_command_terms(finding.evidence),
                 fix=in_command_terms(finding.fix),
             )
-            for finding in diagnose(Facts(snapshot=snapshot, probe=probe, packages=installed))
+            for finding in diagnose(
+                Facts(snapshot=snapshot, probe=probe, packages=installed, env_manager=made_by)
+            )
         ]
         if self.json_output:
             report = {"probe": probe, "gpus": snapshot.to_json(), "findings": findings}

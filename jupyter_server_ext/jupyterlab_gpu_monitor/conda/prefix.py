@@ -192,3 +192,13 @@ def scan(prefix: str, root: bool = False) -> PrefixScan | None:
     except FileNotFoundError:
         return None
     return _scan_venv(prefix)
+
+
+def manager_of(prefix: str) -> str | None:
+    """The tool that made the environment at ``prefix`` (see PrefixScan.manager); None when it
+    is none, or cannot be read."""
+    try:
+        found = scan(prefix)
+    except OSError:
+        return None
+    return found.manager if found is not None else None
