@@ -203,7 +203,8 @@ def test_a_conda_envs_pip_torch_is_fixed_with_pip_alike_in_the_panel_and_the_cli
     (from_panel,) = diagnose(panel)
     (from_cli,) = diagnose(cli)
     # pip owns torch there: conda's pytorch on top would install it twice.
-    assert from_panel.fix == from_cli.fix == (
+    assert from_panel.fix == from_cli.fix
+    assert from_cli.fix == (
         f'"{CONDA_ENV}/bin/python" -m pip install "torch==2.13.0+cu130" '
         '"torchvision==0.28.0+cu130" --index-url https://download.pytorch.org/whl/cu130'
     )
