@@ -149,6 +149,9 @@ describe('diffFingerprint', () => {
 
 describe('driftFindings', () => {
   const recorded = torchCpuFingerprint();
+  // The kernel's environment now: a venv, or a conda environment.
+  const VENV = '/home/ana/venvs/train';
+  const CONDA_ENV = '/opt/conda/envs/train';
   const date = new Intl.DateTimeFormat('en', { dateStyle: 'medium' }).format(
     new Date(recorded.recorded)
   );
@@ -161,17 +164,31 @@ describe('driftFindings', () => {
       ],
       recorded,
       trans,
-      new Set()
+      new Set(),
+      VENV
     );
     expect(numpy).toEqual({
       id: 'drift-package-numpy',
       severity: 'warning',
       title: 'numpy 2.4.6 → 2.3.5 since the fingerprint',
       evidence: `The notebook recorded numpy 2.4.6 on ${date}; the kernel has 2.3.5.`,
-      fix: 'pip install "numpy==2.4.6"'
+      fix: '"/home/ana/venvs/train/bin/python" -m pip install "numpy==2.4.6"'
     });
     expect(torch.fix).toBe(
-      'pip install "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'
+      '"/home/ana/venvs/train/bin/python" -m pip install "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'
+    );
+  });
+
+  it("names a Windows environment's python.exe", () => {
+    const [numpy] = driftFindings(
+      [{ kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' }],
+      recorded,
+      trans,
+      new Set(),
+      'C:\\Users\\ana\\miniconda3\\envs\\train\\'
+    );
+    expect(numpy.fix).toBe(
+      '"C:\\Users\\ana\\miniconda3\\envs\\train\\python.exe" -m pip install "numpy==2.4.6"'
     );
   });
 
@@ -188,7 +205,8 @@ describe('driftFindings', () => {
         ],
         recorded,
         trans,
-        new Set()
+        new Set(),
+        VENV
       );
       expect(python.evidence).toMatch(/ on 2026年11月\d+日;/);
     } finally {
@@ -209,14 +227,20 @@ describe('driftFindings', () => {
       ],
       recorded,
       trans,
-      new Set(['numpy', 'pandas', 'python'])
+      new Set(['numpy', 'pandas', 'python']),
+      CONDA_ENV
     );
-    expect(numpy.fix).toBe('conda install "numpy=2.4.6"');
+    // Aimed at the kernel's environment, not the one a terminal has active.
+    expect(numpy.fix).toBe(
+      'conda install -p "/opt/conda/envs/train" "numpy=2.4.6"'
+    );
     expect(pandas.title).toBe(
       'pandas not installed → 2.2.3 since the fingerprint'
     );
-    expect(pandas.fix).toBe('conda remove pandas');
-    expect(python.fix).toBe('conda install "python=3.11.7"');
+    expect(pandas.fix).toBe('conda remove -p "/opt/conda/envs/train" pandas');
+    expect(python.fix).toBe(
+      'conda install -p "/opt/conda/envs/train" "python=3.11.7"'
+    );
   });
 
   it('has nothing to run for other GPUs or another driver', () => {
@@ -231,7 +255,8 @@ describe('driftFindings', () => {
       ],
       recorded,
       trans,
-      new Set()
+      new Set(),
+      VENV
     );
     expect(findings.map(f => [f.severity, f.fix])).toEqual([
       ['warning', ''],

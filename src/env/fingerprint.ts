@@ -151,14 +151,19 @@ export function diffFingerprint(
  *
  * @param condaPackages - the packages conda installed in the kernel's
  *   environment (the others are pip's); empty for a venv
+ * @param prefix - the kernel's environment, which each command names: the
+ *   pip and conda first on a terminal's PATH may be another environment's
  */
 export function driftFindings(
   changes: readonly IFingerprintChange[],
   recorded: IEnvironmentFingerprint,
   trans: TranslationBundle,
-  condaPackages: ReadonlySet<string>
+  condaPackages: ReadonlySet<string>,
+  prefix: string
 ): IDriftFinding[] {
   const date = formatDay(recorded.recorded);
+  const pin = (name: string, version: string | null, conda: boolean) =>
+    Private.pinCommand(name, version, conda, prefix);
   const none = trans.__('not installed');
   return changes.map(change => {
     const was = change.recorded ?? none;
@@ -176,7 +181,7 @@ export function driftFindings(
             now
           ),
           fix: condaPackages.has('python')
-            ? `conda install "python=${recorded.python.version}"`
+            ? `conda install -p "${prefix}" "python=${recorded.python.version}"`
             : ''
         };
       case 'package':
@@ -196,7 +201,7 @@ export function driftFindings(
             date,
             now
           ),
-          fix: Private.pinCommand(
+          fix: pin(
             change.name!,
             change.recorded,
             condaPackages.has(change.name!)
@@ -217,7 +222,7 @@ export function driftFindings(
             date,
             now
           ),
-          fix: Private.pinCommand('torch', recorded.packages['torch'], false)
+          fix: pin('torch', recorded.packages['torch'], false)
         };
       case 'gpus':
         return {
@@ -274,24 +279,39 @@ namespace Private {
 
   /**
    * The command that installs a recorded version again, or removes a package
-   * that was not installed, with the installer that installed it. PyTorch's
-   * builds with a local version (`+cpu`, `+cu121`) come from PyTorch's own
-   * index.
+   * that was not installed, with the installer that installed it, in the
+   * environment at `prefix`. PyTorch's builds with a local version (`+cpu`,
+   * `+cu121`) come from PyTorch's own index.
    */
   export function pinCommand(
     name: string,
     version: string | null,
-    conda: boolean
+    conda: boolean,
+    prefix: string
   ): string {
+    const pip = `"${python(prefix)}" -m pip`;
+    const condaIn = `-p "${prefix}"`;
     if (version === null) {
-      return conda ? `conda remove ${name}` : `pip uninstall -y ${name}`;
+      return conda
+        ? `conda remove ${condaIn} ${name}`
+        : `${pip} uninstall -y ${name}`;
     }
     const local = version.split('+')[1];
     if (local) {
-      return `pip install "${name}==${version}" --index-url https://download.pytorch.org/whl/${local}`;
+      return `${pip} install "${name}==${version}" --index-url https://download.pytorch.org/whl/${local}`;
     }
     return conda
-      ? `conda install "${name}=${version}"`
-      : `pip install "${name}==${version}"`;
+      ? `conda install ${condaIn} "${name}=${version}"`
+      : `${pip} install "${name}==${version}"`;
+  }
+
+  /**
+   * The Python of the environment at `prefix`, as the server names it
+   * (`cuda_compat.interpreter`): `<prefix>\\python.exe` on Windows.
+   */
+  function python(prefix: string): string {
+    return /^[A-Za-z]:[\\/]/.test(prefix)
+      ? `${prefix.replace(/[\\/]+$/, '')}\\python.exe`
+      : `${prefix.replace(/\/+$/, '')}/bin/python`;
   }
 }

@@ -532,7 +532,8 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       diffFingerprint(recorded, current),
       recorded,
       this._trans,
-      this._condaPackages
+      this._condaPackages,
+      current.environment.prefix
     );
   }
 

@@ -1,6 +1,8 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import * as path from 'path';
 
 import {
+  DRIFT_ENV,
   DRIFT_KERNEL,
   inspection,
   installNumpyInDriftEnv,
@@ -66,8 +68,9 @@ test.describe('Environment fingerprint', () => {
       .getByRole('list', { name: 'Findings' })
       .getByRole('listitem')
       .filter({ hasText: 'numpy 2.2.6 → 2.3.5 since the fingerprint' });
+    // Through the kernel's own Python: a bare pip may be another env's.
     await expect(drift.getByRole('code')).toHaveText(
-      'pip install "numpy==2.2.6"'
+      `"${path.join(DRIFT_ENV, 'bin', 'python')}" -m pip install "numpy==2.2.6"`
     );
     await expect(fingerprint.getByRole('status')).toHaveText(
       'The kernel differs from the fingerprint: see the findings.'
