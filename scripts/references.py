@@ -490,7 +490,8 @@ fixes it.""",
     "id": "cpu-only-torch", "severity": "error",
     "title": "PyTorch is a CPU-only build, but this machine has GPUs",
     "evidence": "torch 2.13.0+cpu has no CUDA build; 2 GPU(s) (NVIDIA RTX A5000), driver 590.44.01 (supports CUDA 13.1)",
-    "fix": "\\"/opt/envs/torch-cpu/bin/python\\" -m pip install \\"torch==2.13.0+cu130\\" --index-url https://download.pytorch.org/whl/cu130"
+    "fix": "\\"/opt/envs/torch-cpu/bin/python\\" -m pip install \\"torch==2.13.0+cu130\\" --index-url https://download.pytorch.org/whl/cu130",
+    "restart": true
   }]
 }""",  # noqa: E501 (a real answer: its strings cannot be wrapped)
             ),

@@ -55,6 +55,9 @@ class Finding:
     title: str
     evidence: str
     fix: str
+    # The fix changes what the running kernel loaded (packages, CUDA_VISIBLE_DEVICES): it
+    # takes effect once the kernel restarts.
+    restart: bool = False
 
     def to_json(self) -> dict:
         """The finding as the REST API and ``doctor --json`` send it."""
@@ -210,6 +213,7 @@ def cpu_only_torch(facts: Facts) -> Iterable[Finding]:
             version=_torch_version(facts), driver=_driver(facts)
         ),
         fix=_install_torch(facts, facts.snapshot.cuda_version),
+        restart=True,
     )
 
 
@@ -226,6 +230,7 @@ def torch_import_fails(facts: Facts) -> Iterable[Finding]:
         fix=gettext("Reinstall it in this environment: {command}").format(
             command=_install_torch(facts, facts.snapshot.cuda_version if facts.snapshot else None)
         ),
+        restart=True,
     )
 
 
@@ -255,6 +260,7 @@ def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
                 version=_torch_version(facts), driver=minimum_driver(cuda), gpus=_driver(facts)
             ),
             fix=fix,
+            restart=True,
         )
     elif driver_cuda and version_tuple(cuda)[:2] > version_tuple(driver_cuda)[:2]:
         yield Finding(
@@ -268,6 +274,7 @@ def torch_newer_than_driver(facts: Facts) -> Iterable[Finding]:
                 "need a newer driver (PTX JIT of newer kernels fails); {gpus}"
             ).format(gpus=_driver(facts)),
             fix=fix,
+            restart=True,
         )
 
 
@@ -315,6 +322,7 @@ def hidden_gpus(facts: Facts) -> Iterable[Finding]:
             title=gettext("CUDA_VISIBLE_DEVICES hides every GPU from this kernel"),
             evidence=f'CUDA_VISIBLE_DEVICES="{value}"; {_driver(facts)}',
             fix=fix,
+            restart=True,
         )
     elif len(valid) < len(entries):
         bad = entries[len(valid)]
@@ -329,6 +337,7 @@ def hidden_gpus(facts: Facts) -> Iterable[Finding]:
                 "so this kernel sees only {visible}; {gpus}"
             ).format(value=value, entry=bad, visible=",".join(valid), gpus=_driver(facts)),
             fix=fix,
+            restart=True,
         )
 
 
@@ -424,6 +433,7 @@ def conda_and_pip_duplicates(facts: Facts) -> Iterable[Finding]:
             "order and conda no longer knows what is there"
         ).format(packages=described),
         fix=f"{pip} uninstall -y {pip_names} && {conda} --force-reinstall {conda_names}",
+        restart=True,
     )
 
 

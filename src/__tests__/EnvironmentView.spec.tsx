@@ -307,6 +307,49 @@ describe('FindingList', () => {
     expect(item.querySelector('code')!.textContent).toBe(cpuOnly.fix);
   });
 
+  it('says that a fix which changes packages takes a restart, with the button', () => {
+    const commands = new CommandRegistry();
+    const restart = jest.fn();
+    commands.addCommand('kernelmenu:restart', {
+      label: 'Restart Kernel…',
+      execute: restart
+    });
+    const { getByRole } = render(
+      <FindingList
+        findings={[cpuOnly]}
+        onCopy={jest.fn()}
+        commands={commands}
+        trans={trans}
+      />
+    );
+    const item = getByRole('listitem');
+    expect(item.textContent).toContain(
+      'Then restart the kernel: it keeps what it loaded until it restarts.'
+    );
+
+    fireEvent.click(getByRole('button', { name: 'Restart Kernel' }));
+
+    expect(restart).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks for no restart where the fix changes nothing the kernel loaded', () => {
+    const advice: IDriftFinding = {
+      ...cpuOnly,
+      id: 'drift-gpus',
+      restart: false
+    };
+    const { getByRole, queryByRole } = render(
+      <FindingList
+        findings={[advice]}
+        onCopy={jest.fn()}
+        commands={new CommandRegistry()}
+        trans={trans}
+      />
+    );
+    expect(getByRole('listitem').textContent).not.toContain('restart');
+    expect(queryByRole('button', { name: 'Restart Kernel' })).toBeNull();
+  });
+
   it('has no copy button where there is nothing to run', () => {
     const drift: IDriftFinding = { ...unknownGpu, id: 'drift-gpus', fix: '' };
     const { queryByRole } = render(

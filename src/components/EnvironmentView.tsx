@@ -97,6 +97,7 @@ export function EnvironmentView(
           <FindingList
             findings={inspector.findings}
             onCopy={props.onCopy}
+            commands={commands}
             trans={trans}
           />
         </section>

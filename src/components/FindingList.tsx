@@ -1,5 +1,6 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import { copyIcon } from '@jupyterlab/ui-components';
+import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
 import { FindingSeverity } from '../restapi/inspector';
@@ -22,6 +23,11 @@ export namespace FindingList {
      */
     onCopy: (fix: string) => void;
     /**
+     * The application's commands: the restart a fix needs; no button
+     * without them.
+     */
+    commands?: CommandRegistry;
+    /**
      * The translation bundle of the extension's domain.
      */
     trans: TranslationBundle;
@@ -29,8 +35,16 @@ export namespace FindingList {
 }
 
 /**
+ * JupyterLab's (and Notebook 7's) command that restarts the current
+ * kernel, after asking.
+ */
+const RESTART_KERNEL = 'kernelmenu:restart';
+
+/**
  * What is wrong with the kernel's environment: each finding with its
- * evidence and the command that fixes it, ready to copy.
+ * evidence and the command that fixes it, ready to copy, and, where the fix
+ * changes what the running kernel loaded, that it takes a restart, with the
+ * button that restarts it.
  */
 export function FindingList(props: FindingList.IProps): React.ReactElement {
   const { findings, trans } = props;
@@ -74,6 +88,24 @@ export function FindingList(props: FindingList.IProps): React.ReactElement {
                 <copyIcon.react tag="span" />
               </button>
             </div>
+          )}
+          {finding.fix && finding.restart && (
+            <p className="jp-GpuMonitor-restartNote">
+              {trans.__(
+                'Then restart the kernel: it keeps what it loaded until it restarts.'
+              )}{' '}
+              {props.commands?.hasCommand(RESTART_KERNEL) && (
+                <button
+                  type="button"
+                  className="jp-GpuMonitor-button"
+                  onClick={() => {
+                    void props.commands!.execute(RESTART_KERNEL);
+                  }}
+                >
+                  {trans.__('Restart Kernel')}
+                </button>
+              )}
+            </p>
           )}
         </li>
       ))}

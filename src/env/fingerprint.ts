@@ -182,7 +182,8 @@ export function driftFindings(
           ),
           fix: condaPackages.has('python')
             ? `conda install -p "${prefix}" "python=${recorded.python.version}"`
-            : ''
+            : '',
+          restart: condaPackages.has('python')
         };
       case 'package':
         return {
@@ -205,7 +206,8 @@ export function driftFindings(
             change.name!,
             change.recorded,
             condaPackages.has(change.name!)
-          )
+          ),
+          restart: true
         };
       case 'torch-cuda':
         return {
@@ -222,7 +224,8 @@ export function driftFindings(
             date,
             now
           ),
-          fix: pin('torch', recorded.packages['torch'], false)
+          fix: pin('torch', recorded.packages['torch'], false),
+          restart: true
         };
       case 'gpus':
         return {
@@ -234,7 +237,8 @@ export function driftFindings(
             was,
             date
           ),
-          fix: ''
+          fix: '',
+          restart: false
         };
       case 'driver':
         return {
@@ -246,7 +250,8 @@ export function driftFindings(
             was,
             date
           ),
-          fix: ''
+          fix: '',
+          restart: false
         };
     }
   });

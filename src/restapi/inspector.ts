@@ -196,6 +196,10 @@ export interface IFinding {
    * The command or code that fixes it; empty when there is none to run.
    */
   fix: string;
+  /**
+   * Whether the kernel must restart once the fix ran: it changes what the running kernel has loaded (packages, CUDA_VISIBLE_DEVICES).
+   */
+  restart: boolean;
 }
 
 /**

@@ -54,6 +54,15 @@ test.describe('Environment panel', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
       CUDA_TORCH_FIX
     );
+    // The new build loads only in a new kernel: said, with the restart.
+    await expect(cpuOnly).toContainText(
+      'Then restart the kernel: it keeps what it loaded until it restarts.'
+    );
+    await cpuOnly.getByRole('button', { name: 'Restart Kernel' }).click();
+    const dialog = page.locator('.jp-Dialog-content');
+    await expect(dialog).toContainText('Restart Kernel?');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toHaveCount(0);
   });
 
   test('a deep check imports torch and asks it about CUDA', async ({
