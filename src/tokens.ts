@@ -550,6 +550,11 @@ export interface IEnvironmentCatalog {
    */
   loadPackages(id: string): Promise<IEnvironmentPackages>;
   /**
+   * Whether the environment was deleted since it was listed: the server no
+   * longer has it (the listing is then read again, without it).
+   */
+  isGone(id: string): boolean;
+  /**
    * The environment.yml of an environment, in a style.
    */
   exportFile(id: string, style: EnvironmentFileStyle): Promise<string>;

@@ -79,6 +79,10 @@ class Facts:
     # What the kernelspec runs (argv[0], as jupyter_client runs it) and the environment it names.
     kernelspec_interpreter: str | None = None
     kernelspec_prefix: str | None = None
+    # The kernelspec's language ("python", "bash", "R"): a Python fix is no fix for another.
+    kernel_language: str | None = None
+    # What the kernelspec runs does not exist (its environment was deleted or moved).
+    interpreter_missing: bool = False
     expected_prefix: str | None = None  # where the notebook's fingerprint says it ran
     # GPU index -> MiB this kernel holds there, and the GPU's mean utilisation lately.
     held_memory_mib: dict[int, float] = field(default_factory=dict)
@@ -586,7 +590,34 @@ def old_python(facts: Facts) -> Iterable[Finding]:
     )
 
 
-RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
+def interpreter_missing(facts: Facts) -> Iterable[Finding]:
+    """The kernelspec runs a program that is not there: its environment was deleted or moved,
+    and the kernel cannot start again."""
+    if not facts.interpreter_missing:
+        return
+    spec = facts.kernelspec_name or "<name>"
+    yield Finding(
+        id="kernel-interpreter-missing",
+        severity="error",
+        title=gettext("The kernel's program is gone: {interpreter}").format(
+            interpreter=facts.kernelspec_interpreter
+        ),
+        evidence=gettext(
+            'The kernelspec "{spec}" runs {interpreter}, which does not exist: its environment '
+            "was deleted or moved. Remove the kernelspec, or recreate the environment there."
+        ).format(spec=spec, interpreter=facts.kernelspec_interpreter),
+        fix=f"jupyter kernelspec remove -y {spec}",
+    )
+
+
+# The rules about the GPUs, which hold for a kernel in any language.
+GPU_RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
+    gpus_unreadable,
+    idle_while_holding_memory,
+    gpu_slows_down,
+)
+# The rules about a Python kernel's environment, whose fixes are Python's.
+PYTHON_RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
     torch_import_fails,
     cpu_only_torch,
     torch_newer_than_driver,
@@ -594,14 +625,19 @@ RULES: tuple[Callable[[Facts], Iterable[Finding]], ...] = (
     wrong_environment,
     conda_and_pip_duplicates,
     driver_failure_while_cuda_expected,
-    gpus_unreadable,
-    idle_while_holding_memory,
-    gpu_slows_down,
     old_python,
 )
 
 
 def diagnose(facts: Facts) -> list[Finding]:
-    """Every finding of every rule, errors first."""
-    findings = [finding for rule in RULES for finding in rule(facts)]
+    """Every finding of every rule that fits the kernel, errors first: a kernel whose program
+    is gone gets that finding alone among the environment's, a kernel in another language than
+    Python only the GPUs'."""
+    if facts.interpreter_missing:
+        rules = (interpreter_missing, *GPU_RULES)
+    elif (facts.kernel_language or "python").lower() != "python":
+        rules = GPU_RULES
+    else:
+        rules = (*PYTHON_RULES, *GPU_RULES)
+    findings = [finding for rule in rules for finding in rule(facts)]
     return sorted(findings, key=lambda finding: SEVERITY_ORDER[finding.severity])

@@ -7,9 +7,11 @@ on them); the in-kernel probe's answer, when the frontend has one, completes the
 from __future__ import annotations
 
 import inspect
+import os
+import shutil
 import time
 from collections.abc import Hashable
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 from . import blocking
 from .cells import KernelHistory
@@ -49,23 +51,38 @@ def recent_cpu(
     return sum(values) / len(values) if values else None
 
 
-def kernelspec_launch(manager: Any) -> tuple[str | None, str | None]:
-    """What the kernel's kernelspec runs, as jupyter_client runs it, and the environment it
-    names (a ``conda run`` wrapper's or nb_conda_kernels' too): from the spec the kernel
-    manager loaded when the kernel started."""
+class KernelspecFacts(NamedTuple):
+    """What a kernel's kernelspec says: the program it runs (as jupyter_client runs it), the
+    environment it names, its language, and whether that program is missing."""
+
+    interpreter: str | None = None
+    prefix: str | None = None
+    language: str | None = None
+    missing: bool = False
+
+
+def kernelspec_launch(manager: Any) -> KernelspecFacts:
+    """What the kernel's kernelspec runs and names (a ``conda run`` wrapper's or
+    nb_conda_kernels' environment too): from the spec the kernel manager loaded when the
+    kernel started. Looks on disk for the program: a deleted environment leaves a kernelspec
+    that cannot start."""
     try:
         spec = manager.kernel_spec
     except Exception:
-        return None, None  # a kernelspec removed since the kernel started
+        return KernelspecFacts()  # a kernelspec removed since the kernel started
     if inspect.iscoroutine(spec):
         spec.close()  # a gateway's kernel: its kernelspec is not on this machine
-        return None, None
+        return KernelspecFacts()
     argv = [str(arg) for arg in getattr(spec, "argv", None) or []]
+    language = getattr(spec, "language", None) or None
     if not argv:
-        return None, None
+        return KernelspecFacts(language=language)
     metadata = getattr(spec, "metadata", None) or {}
     launch = launch_of(manager.kernel_name, {"argv": argv, "metadata": metadata})
-    return launched_interpreter(argv[0]), launch.prefix if launch else None
+    program = launched_interpreter(argv[0])
+    # A bare name runs from PATH; a path must be there.
+    found = shutil.which(program) if os.sep not in program else os.path.exists(program)
+    return KernelspecFacts(program, launch.prefix if launch else None, language, not found)
 
 
 async def _read(read: Callable[[Any], T], argument: Any, key: Hashable | None) -> T:
@@ -97,7 +114,7 @@ async def inspect_kernel(
     prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
     installed = await _read(packages, prefix, key=("prefix", prefix)) if prefix else None
     made_by = await _read(manager_of, prefix, key=("manager", prefix)) if prefix else None
-    interpreter, kernelspec_prefix = await _read(kernelspec_launch, manager, key=None)
+    kernelspec = await _read(kernelspec_launch, manager, key=None)
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
     facts = Facts(
@@ -107,8 +124,10 @@ async def inspect_kernel(
         packages=installed,
         env_manager=made_by,
         kernelspec_name=name,
-        kernelspec_interpreter=interpreter,
-        kernelspec_prefix=kernelspec_prefix,
+        kernelspec_interpreter=kernelspec.interpreter,
+        kernelspec_prefix=kernelspec.prefix,
+        kernel_language=kernelspec.language,
+        interpreter_missing=kernelspec.missing,
         expected_prefix=expected_prefix,
         held_memory_mib={
             usage.gpu_index: usage.memory_used_mib

@@ -412,3 +412,41 @@ def test_conda_and_pip_finding_names_both_packages_and_the_fix():
 )
 def test_torch_cuda_build_is_read_from_the_best_evidence(probe, packages, label):
     assert torch_cuda_label(Facts(probe=probe, packages=packages)) == label
+
+
+def test_a_kernel_whose_program_is_gone_is_told_so_with_its_fix():
+    # A dead kernel whose venv was deleted: no probe, no process, no records.
+    facts = Facts(
+        capture(A5000),
+        None,
+        kernelspec_name="old-train",
+        kernelspec_interpreter="/home/ana/venvs/old-train/bin/python",
+        interpreter_missing=True,
+    )
+    (finding,) = diagnose(facts)
+    assert (finding.id, finding.severity) == ("kernel-interpreter-missing", "error")
+    assert finding.title == "The kernel's program is gone: /home/ana/venvs/old-train/bin/python"
+    assert "recreate the environment" in finding.evidence
+    assert finding.fix == "jupyter kernelspec remove -y old-train"
+
+
+def test_a_bash_kernel_gets_no_python_fix_but_its_gpu_findings():
+    # A bash kernel launched through a bare "python" would get an ipykernel fix, a CPU-only
+    # torch in the server's records a pip fix: neither is about this kernel.
+    records = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
+    process = KernelProcessFacts(1, "/usr/bin/bash", None, "/usr", "system", {})
+    facts = Facts(
+        capture(A5000),
+        None,
+        process=process,
+        packages=records,
+        kernelspec_name="bash",
+        kernelspec_interpreter="bash",
+        kernel_language="bash",
+        held_memory_mib={0: 20000.0},
+        recent_utilization={0: 0.0},
+        recent_cpu_percent=0.0,
+    )
+    assert [f.id for f in diagnose(facts)] == ["gpu-idle-while-holding-memory"]
+    python = Facts(**{**facts.__dict__, "kernel_language": "python"})
+    assert "cpu-only-torch" in [f.id for f in diagnose(python)]

@@ -143,4 +143,22 @@ async def test_spans_of_an_unknown_kernel_or_malformed_spans_are_refused(fake_sm
 def test_the_kernelspec_is_read_as_jupyter_client_launches_it(argv, metadata, interpreter, prefix):
     spec = KernelSpec(argv=argv, display_name="k", language="python", metadata=metadata)
     manager = SimpleNamespace(kernel_name="k", kernel_spec=spec)
-    assert kernelspec_launch(manager) == (interpreter, prefix)
+    assert kernelspec_launch(manager)[:2] == (interpreter, prefix)
+
+
+def test_a_kernelspec_whose_environment_was_deleted_is_told_missing(tmp_path):
+    python = tmp_path / "envs" / "gone" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    spec = KernelSpec(argv=[str(python), "-m", "ipykernel_launcher"], language="python")
+    manager = SimpleNamespace(kernel_name="gone", kernel_spec=spec)
+    assert kernelspec_launch(manager).missing is False
+    python.unlink()  # the environment deleted while its kernelspec stays
+    launch = kernelspec_launch(manager)
+    assert (launch.interpreter, launch.missing, launch.language) == (str(python), True, "python")
+
+
+def test_a_bash_kernelspec_says_its_language():
+    spec = KernelSpec(argv=["bash", "-c", "exec bash_kernel -f {connection_file}"], language="bash")
+    launch = kernelspec_launch(SimpleNamespace(kernel_name="bash", kernel_spec=spec))
+    assert (launch.language, launch.missing) == ("bash", False)  # bash is on PATH

@@ -39,7 +39,7 @@ const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 /**
  * A catalog holding the recorded listing and, once asked, torch-cpu's packages.
  */
-function recordedCatalog(): IEnvironmentCatalog {
+function recordedCatalog(gone: string[] = []): IEnvironmentCatalog {
   const packages = torchCpuPackages();
   return {
     environments: environmentList().environments,
@@ -49,7 +49,8 @@ function recordedCatalog(): IEnvironmentCatalog {
     load: () => Promise.resolve(),
     packagesOf: id => (id === 'torch-cpu' ? packages : undefined),
     loadPackages: () => Promise.resolve(packages),
-    exportFile: () => Promise.resolve('')
+    exportFile: () => Promise.resolve(''),
+    isGone: id => gone.includes(id)
   };
 }
 
@@ -158,6 +159,17 @@ describe('EnvironmentView', () => {
       "This kernel's language has no in-kernel probe; showing what the server sees."
     );
     expect(queryByRole('alert')).toBeNull();
+  });
+
+  it('offers no Deep Check for a kernel that cannot take one', () => {
+    // A bash kernel: no Python environment the server knows.
+    const { container } = renderView(
+      inspectorAt('no-probe', { serverPackages: null, environment: null })
+    );
+    expect(fact(container, 'CUDA usable')).toBe(
+      'not asked: not a Python kernel'
+    );
+    expect(container.textContent).not.toMatch(/Deep check/i);
   });
 
   it('says when the kernel did not answer in time', () => {
@@ -393,6 +405,17 @@ describe('EnvironmentTable', () => {
     expect(names(table)).toEqual(['main']);
     fireEvent.change(search, { target: { value: 'nothing-like-it' } });
     expect(table.textContent).toContain('No environment matches.');
+  });
+
+  it('says in its row that an environment was deleted since it was listed', () => {
+    const given = { ...props(), catalog: recordedCatalog(['torch-cpu']) };
+    const { getByRole } = render(<EnvironmentTable {...given} />);
+
+    fireEvent.click(getByRole('button', { name: 'torch-cpu' }));
+
+    expect(getByRole('status').textContent).toBe(
+      'torch-cpu was deleted since the list was read: it is read again.'
+    );
   });
 
   it('lists the folders the server could not read, each with why', () => {

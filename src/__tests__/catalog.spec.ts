@@ -135,6 +135,48 @@ describe('EnvironmentCatalog', () => {
     ]);
   });
 
+  it('marks an environment deleted since it was listed as gone, and lists again without it', async () => {
+    let deleted = false;
+    const listed = environmentList();
+    const server = fakeServer(request => {
+      if (endpoint(request) === 'envs') {
+        return deleted
+          ? {
+              ...listed,
+              environments: listed.environments.filter(
+                ({ id }) => id !== 'torch-cpu'
+              )
+            }
+          : listed;
+      }
+      return jsonResponse(
+        { message: "no environment is named 'torch-cpu'" },
+        404
+      );
+    });
+    const catalog = new EnvironmentCatalog({ serverSettings: server.settings });
+    await catalog.load();
+    deleted = true;
+    const changed = jest.fn();
+    catalog.changed.connect(changed);
+
+    await expect(catalog.loadPackages('torch-cpu')).rejects.toThrow();
+
+    expect(catalog.isGone('torch-cpu')).toBe(true);
+    await catalog.load();
+    expect(catalog.environments!.map(({ id }) => id)).not.toContain(
+      'torch-cpu'
+    );
+    expect(server.requests.map(endpoint)).toEqual([
+      'envs',
+      'envs/torch-cpu',
+      'envs'
+    ]);
+    // Asked again (a listing that still names it): no second reload.
+    await expect(catalog.loadPackages('torch-cpu')).rejects.toThrow();
+    expect(server.requests.map(endpoint)).toHaveLength(4);
+  });
+
   it('exports environment.yml in the style asked for', async () => {
     const yaml = 'name: torch-cpu\nchannels:\n  - defaults\n';
     const server = fakeServer(

@@ -13,7 +13,8 @@ describe('sortFindings', () => {
       severity: 'info',
       title: 'NVIDIA driver 535.54.03 (CUDA 12.2) → 590.44.01 (CUDA 13.1)',
       evidence: '',
-      fix: ''
+      fix: '',
+      restart: false
     };
     const numpy: IDriftFinding = {
       ...drift,

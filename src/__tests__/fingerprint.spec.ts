@@ -172,7 +172,8 @@ describe('driftFindings', () => {
       severity: 'warning',
       title: 'numpy 2.4.6 → 2.3.5 since the fingerprint',
       evidence: `The notebook recorded numpy 2.4.6 on ${date}; the kernel has 2.3.5.`,
-      fix: '"/home/ana/venvs/train/bin/python" -m pip install "numpy==2.4.6"'
+      fix: '"/home/ana/venvs/train/bin/python" -m pip install "numpy==2.4.6"',
+      restart: true
     });
     expect(torch.fix).toBe(
       '"/home/ana/venvs/train/bin/python" -m pip install "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'

@@ -392,7 +392,8 @@ describe('EnvironmentInspector', () => {
         title:
           'This kernel runs in another environment than the notebook recorded',
         evidence: 'recorded: /opt/envs/old; running: /opt/envs/torch-cpu',
-        fix: 'Switch to the kernel of /opt/envs/old (Kernel > Change Kernel)'
+        fix: 'Switch to the kernel of /opt/envs/old (Kernel > Change Kernel)',
+        restart: false
       };
       server = fakeServer(async request => {
         switch (endpoint(request)) {

@@ -109,17 +109,19 @@ export class EnvironmentPanel extends WatchingPanel {
           commands={this._commands}
           onCopy={fix => Clipboard.copyToSystem(fix)}
           onExpand={environment => {
-            this._inspector.environments
-              .loadPackages(environment.id)
-              .catch(error =>
-                showErrorMessage(
-                  this._trans.__(
-                    'Cannot read the packages of %1',
-                    environment.name
-                  ),
-                  error as Error
-                )
-              );
+            const catalog = this._inspector.environments;
+            catalog.loadPackages(environment.id).catch(error =>
+              // A deleted environment says so in its row, and goes.
+              catalog.isGone(environment.id)
+                ? undefined
+                : showErrorMessage(
+                    this._trans.__(
+                      'Cannot read the packages of %1',
+                      environment.name
+                    ),
+                    error as Error
+                  )
+            );
           }}
           onExport={(environment, style) => {
             void this.exportEnvironment(environment, style);

@@ -238,6 +238,16 @@ function PackageList(props: {
 }): React.ReactElement {
   const { environment, catalog, trans } = props;
   const loaded = catalog.packagesOf(environment.id);
+  if (catalog.isGone(environment.id)) {
+    return (
+      <p className="jp-GpuMonitor-empty" role="status">
+        {trans.__(
+          '%1 was deleted since the list was read: it is read again.',
+          environment.name
+        )}
+      </p>
+    );
+  }
   if (!loaded) {
     return (
       <p className="jp-GpuMonitor-empty">{trans.__('Reading the packages…')}</p>

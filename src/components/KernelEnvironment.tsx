@@ -74,7 +74,14 @@ export function KernelEnvironment(
           <dt>{trans.__('PyTorch')}</dt>
           <dd>{Private.torch(glance.torch, glance.torchCuda, trans)}</dd>
           <dt>{trans.__('CUDA usable')}</dt>
-          <dd>{Private.cudaUsable(glance.cudaUsable, glance.torch, trans)}</dd>
+          <dd>
+            {Private.cudaUsable(
+              glance.cudaUsable,
+              glance.torch,
+              inspector.phase === 'no-probe',
+              trans
+            )}
+          </dd>
           <dt>{trans.__('Visible GPUs')}</dt>
           <dd>{Private.visibleGpus(glance, snapshot, trans)}</dd>
           <dt>{trans.__('Source')}</dt>
@@ -183,8 +190,13 @@ namespace Private {
   export function cudaUsable(
     usable: boolean | null,
     torch: string | null | undefined,
+    noProbe: boolean,
     trans: TranslationBundle
   ): string {
+    if (noProbe) {
+      // A kernel in another language: its environment's torch is not its.
+      return trans.__('not asked: not a Python kernel');
+    }
     if (usable !== null) {
       return usable ? trans.__('yes') : trans.__('no');
     }

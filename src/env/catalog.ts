@@ -142,17 +142,41 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   }
 
   /**
-   * Load the packages of an environment, once.
+   * Load the packages of an environment, once. An environment the server
+   * no longer has (deleted since it was listed) rejects, is marked gone, and
+   * the listing is read again.
    */
   async loadPackages(id: string): Promise<IEnvironmentPackages> {
     const known = this._packages.get(id);
     if (known) {
       return known;
     }
-    const loaded = await fetchEnvironmentPackages(this._serverSettings, id);
+    let loaded: IEnvironmentPackages;
+    try {
+      loaded = await fetchEnvironmentPackages(this._serverSettings, id);
+    } catch (error) {
+      if (
+        error instanceof ServerConnection.ResponseError &&
+        error.response.status === 404 &&
+        !this._gone.has(id)
+      ) {
+        // Once: a listing that still names it must not start a loop.
+        this._gone.add(id);
+        this._changed.emit();
+        void this.load(true);
+      }
+      throw error;
+    }
     this._packages.set(id, loaded);
     this._changed.emit();
     return loaded;
+  }
+
+  /**
+   * Whether the environment was deleted since it was listed.
+   */
+  isGone(id: string): boolean {
+    return this._gone.has(id);
   }
 
   /**
@@ -196,6 +220,7 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   private _failure: IRequestFailure | null = null;
   private _loading: Promise<void> | null = null;
   private _packages = new Map<string, IEnvironmentPackages>();
+  private _gone = new Set<string>();
   private _changed = new Signal<this, void>(this);
 }
 

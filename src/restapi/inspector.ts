@@ -170,7 +170,8 @@ export type FindingId =
   | 'gpus-unreadable'
   | 'gpu-idle-while-holding-memory'
   | 'gpu-slows-down'
-  | 'python-older-than-3.11';
+  | 'python-older-than-3.11'
+  | 'kernel-interpreter-missing';
 
 /**
  * One problem found in a kernel's environment, how it was found, and the command or code that fixes it.
