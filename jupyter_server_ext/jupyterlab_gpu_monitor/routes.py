@@ -529,7 +529,7 @@ class EnvironmentExportHandler(EnvironmentsBase):
     @authorized("read")
     async def get(self, key: str) -> None:
         from .conda.errors import CondaCommandError
-        from .conda.export import FILE_NAMES, MEDIA_TYPES, UnsupportedExport
+        from .conda.export import FILE_NAMES, MEDIA_TYPES, PIP_STYLES, UnsupportedExport
         from .conda.export import STYLES as EXPORT_STYLES
 
         style = self.get_query_argument("style", "no-builds")
@@ -538,6 +538,9 @@ class EnvironmentExportHandler(EnvironmentsBase):
                 400, f"style must be one of {', '.join(EXPORT_STYLES)}, not {style[:40]!r}"
             )
         use_conda = self.use_conda()
+        if use_conda and style in PIP_STYLES:
+            # Refused before conda is asked which environments it knows.
+            raise ApiError(400, f"conda env export writes environment.yml only, not {style}")
         environment = await self.environment(key, use_conda)
         try:
             text = await self.catalog.export(environment, style, use_conda)
