@@ -581,22 +581,24 @@ environments conda knows too, as the listing shows them.""",
         "GET",
         "envs/<name or id>/export",
         "GET envs/<name or id>/export?style=…[&use_conda=1]",
-        "environment.yml (YAML)",
+        "environment.yml (YAML), requirements.txt (text) or pylock.toml (TOML)",
         answer=None,
         parameters=[
             ENV_KEY,
             Parameter(
                 "style",
                 "query",
-                "`no-builds` (default), `from-history`, `with-builds`",
-                "what the file pins (see [`EnvironmentFileStyle`](#environmentfilestyle))",
+                "`no-builds` (default), `from-history`, `with-builds`, `requirements`, `pylock`",
+                "which file, and what it pins "
+                "(see [`EnvironmentFileStyle`](#environmentfilestyle))",
             ),
             USE_CONDA,
         ],
         statuses=[
             (
                 "400",
-                "a bad `style` or `use_conda`, or a style this environment cannot be exported in",
+                "a bad `style` or `use_conda`, `use_conda` with `requirements` or `pylock`, or a "
+                "style this environment cannot be exported in",
             ),
             *ENV_STATUSES,
             *CONDA_STATUSES,
@@ -605,8 +607,15 @@ environments conda knows too, as the listing shows them.""",
 environment.yml (`application/yaml`, as a download named `environment.yml`) as
 `conda env export` writes it: `no-builds` (the default, `name=version`, pip-only packages in a
 `pip:` section), `from-history` (the specs asked for, from `conda-meta/history`),
-`with-builds` (`name=version=build`); `variables:` from `conda-meta/state`. With `use_conda=1`
-it is `conda env export` itself (`GpuMonitor.conda_path`, `GpuMonitor.conda_timeout`).""",
+`with-builds` (`name=version=build`); `variables:` from `conda-meta/state`. The `pip:` section
+starts with an `--extra-index-url` line for each PyTorch build among the pip packages (`+cpu`,
+`+cu130`: `https://download.pytorch.org/whl/<tag>`), and names a package installed from a URL,
+a VCS or a folder (`direct_url.json`) by that source. `from-history` leaves the pip packages out
+and names them in a comment at the top. `requirements` (`text/plain`, `requirements.txt`) and
+`pylock` (`application/toml`, `pylock.toml`, PEP 751) write what pip or uv installed: a venv's
+every package, a conda environment's pip part. With `use_conda=1` it is `conda env export`
+itself (`GpuMonitor.conda_path`, `GpuMonitor.conda_timeout`), for the three environment.yml
+styles only.""",
     ),
 ]
 
@@ -893,7 +902,7 @@ def route_section(route: Route, definitions: dict[str, dict[str, Any]]) -> str:
             "**Request body**: JSON, at most 1 MiB, of the shape of its definition:\n\n"
             + definition(route.request, definitions[route.request], "####")
         )
-    statuses = [("200", f"{link(route.answer)}" if route.answer else "YAML (not JSON)")]
+    statuses = [("200", f"{link(route.answer)}" if route.answer else "the file (not JSON)")]
     statuses += route.statuses
     parts.append("**Answers**\n\n" + table(("status", "when"), statuses))
     if route.answer:

@@ -521,15 +521,16 @@ class EnvironmentHandler(EnvironmentsBase):
 
 
 class EnvironmentExportHandler(EnvironmentsBase):
-    """``GET envs/<name or id>/export?style=no-builds|from-history|with-builds[&use_conda=1]``:
-    environment.yml, from the records on disk or (``use_conda``) from ``conda env export``."""
+    """``GET envs/<name or id>/export?style=no-builds|from-history|with-builds|requirements|
+    pylock[&use_conda=1]``: environment.yml, from the records on disk or (``use_conda``) from
+    ``conda env export``; requirements.txt or pylock.toml of what pip or uv installed."""
 
     @tornado.web.authenticated
     @authorized("read")
     async def get(self, key: str) -> None:
         from .conda.errors import CondaCommandError
+        from .conda.export import FILE_NAMES, MEDIA_TYPES, PIP_STYLES, UnsupportedExport
         from .conda.export import STYLES as EXPORT_STYLES
-        from .conda.export import UnsupportedExport
 
         style = self.get_query_argument("style", "no-builds")
         if style not in EXPORT_STYLES:
@@ -537,6 +538,9 @@ class EnvironmentExportHandler(EnvironmentsBase):
                 400, f"style must be one of {', '.join(EXPORT_STYLES)}, not {style[:40]!r}"
             )
         use_conda = self.use_conda()
+        if use_conda and style in PIP_STYLES:
+            # Refused before conda is asked which environments it knows.
+            raise ApiError(400, f"conda env export writes environment.yml only, not {style}")
         environment = await self.environment(key, use_conda)
         try:
             text = await self.catalog.export(environment, style, use_conda)
@@ -544,8 +548,8 @@ class EnvironmentExportHandler(EnvironmentsBase):
             raise self.conda_failure(error) from None
         except UnsupportedExport as error:
             raise ApiError(400, str(error)) from None
-        self.set_header("Content-Disposition", 'attachment; filename="environment.yml"')
-        self.finish(text, set_content_type="application/yaml; charset=UTF-8")
+        self.set_header("Content-Disposition", f'attachment; filename="{FILE_NAMES[style]}"')
+        self.finish(text, set_content_type=f"{MEDIA_TYPES[style]}; charset=UTF-8")
 
 
 class FixedAnswerHandler(GpuMonitorHandler):

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 from jupyterlab_gpu_monitor.contract import validator
 
 # What each route of ``<base_url>/gpu-monitor/api/`` answers with a 2xx status, by method and
-# path ("*" a segment). ``envs/*/export`` answers environment.yml (YAML). Every answer of 400 or
-# more is an ``ErrorBody``.
+# path ("*" a segment). ``envs/*/export`` answers a file (environment.yml, requirements.txt,
+# pylock.toml), not JSON. Every answer of 400 or more is an ``ErrorBody``.
 ANSWERS = {
     ("GET", "gpus"): "GpuSnapshot",
     ("GET", "gpus/history"): "GpuHistory",

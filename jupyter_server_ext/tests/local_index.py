@@ -1,15 +1,18 @@
-"""A package index on loopback, of small wheels built here, for running the fixes the inspector
-gives (pip and uv install from it as from PyPI or PyTorch's index, nothing leaves the machine).
+"""A package index on loopback, of small wheels built in the test, and the environment pip and
+uv run in against it: what the export and fix tests install from, as from PyPI or PyTorch's
+index, with nothing leaving the machine.
 
-The wheels stand in for the torch family by their names, versions (with PyTorch's local
-versions, ``+cpu`` and ``+cu130``) and dependencies; they hold one empty module each.
+The index is a folder served by ``http.server``: its directory listings are the simple index
+pages pip and uv read, so a wheel at ``<root>/<index>/<project>/`` is in the index
+``<url>/<index>``. The wheels hold one module each; their names, versions (PyTorch's local
+versions too: ``+cpu``, ``+cu130``) and dependencies give the shape a test needs.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import html
+import os
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -20,21 +23,21 @@ from pathlib import Path
 
 
 def build_wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> Path:
-    """A pure-Python wheel of ``name`` at ``version`` that depends on ``requires``."""
+    """A pure-Python wheel as the wheel spec has it (a module, METADATA, WHEEL, RECORD) of
+    ``name`` at ``version``, depending on ``requires``, written into ``folder``."""
     module = name.replace("-", "_")
-    dist_info = f"{module}-{version}.dist-info"
+    info = f"{module}-{version}.dist-info"
     files = {
-        f"{module}/__init__.py": f'__version__ = "{version}"\n',
-        f"{dist_info}/METADATA": "\n".join(
-            ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
-            + [f"Requires-Dist: {requirement}" for requirement in requires]
-        )
-        + "\n",
-        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: local_index\n"
-        "Root-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{module}/__init__.py": f"__version__ = {version!r}\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        "Requires-Python: >=3.9\n" + "".join(f"Requires-Dist: {r}\n" for r in requires),
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
     }
-    record = [f"{path},sha256={_digest(text)},{len(text.encode())}" for path, text in files.items()]
-    files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n"
+    record = [
+        f"{path},sha256={_digest(text)},{len(text.encode())}\n" for path, text in files.items()
+    ]
+    files[f"{info}/RECORD"] = "".join(record) + f"{info}/RECORD,,\n"
     folder.mkdir(parents=True, exist_ok=True)
     wheel = folder / f"{module}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(wheel, "w") as archive:
@@ -48,29 +51,10 @@ def _digest(text: str) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
-def write_simple_index(root: Path, wheels: list[Path]) -> None:
-    """``root`` as a PEP 503 simple index of ``wheels``: ``<root>/<project>/index.html``."""
-    projects: dict[str, list[Path]] = {}
-    for wheel in wheels:
-        project = wheel.name.split("-", 1)[0].replace("_", "-").lower()
-        projects.setdefault(project, []).append(wheel)
-    for project, files in projects.items():
-        page = root / project
-        page.mkdir(parents=True, exist_ok=True)
-        links = "".join(
-            f'<a href="{html.escape(wheel.name)}">{html.escape(wheel.name)}</a>\n'
-            for wheel in files
-        )
-        (page / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
-        for wheel in files:
-            (page / wheel.name).write_bytes(wheel.read_bytes())
-
-
 @contextmanager
 def served(root: Path) -> Iterator[str]:
     """``root`` served over HTTP on loopback for as long as the block runs; its URL."""
-    handler = partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -81,6 +65,24 @@ def served(root: Path) -> Iterator[str]:
         thread.join()
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
+class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Not on the test's output."""
+
+
+def isolated_environment(tmp_path: Path) -> dict[str, str]:
+    """The environment pip and uv run in: no configuration file and no PIP_/UV_ variable of
+    the machine (this one's find-links hold a real torch), caches in the test's folder."""
+    environ = {
+        key: value for key, value in os.environ.items() if not key.startswith(("PIP_", "UV_"))
+    }
+    environ.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_INPUT="1",
+        PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
+        UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+        UV_NO_CONFIG="1",
+        UV_PYTHON_DOWNLOADS="never",
+    )
+    return environ

@@ -151,6 +151,8 @@ def test_export_takes_one_environment_and_one_style(layout):
     )
     both = run("export", "devops", "--from-history", "--with-builds")
     assert both.returncode == 2 and "exclude each other" in both.stderr
+    both = run("export", "devops", "--requirements", "--pylock")
+    assert both.returncode == 2 and "exclude each other" in both.stderr
 
 
 def test_export_through_conda(layout, fake_conda):

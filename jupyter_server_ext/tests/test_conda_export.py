@@ -13,9 +13,15 @@ import yaml
 from jupyterlab_gpu_monitor.conda.conda_cli import conda_env_export, conda_info
 from jupyterlab_gpu_monitor.conda.discovery import discover_environments, find_environment
 from jupyterlab_gpu_monitor.conda.errors import CondaCommandError
-from jupyterlab_gpu_monitor.conda.export import UnsupportedExport, export_yaml
+from jupyterlab_gpu_monitor.conda.export import (
+    UnsupportedExport,
+    export_text,
+    export_yaml,
+    installation_conda_version,
+)
 
 from .conda_layouts import (
+    Dist,
     add_dist_info,
     conda_capture,
     dists_of_env_export,
@@ -218,3 +224,93 @@ def test_a_state_file_that_is_not_json_is_skipped_with_a_warning(conda_home, con
     Path(env.prefix, "conda-meta", "state").write_text('{"env_vars": {"A": ')
     assert "variables" not in yaml.safe_load(export_yaml(env, "no-builds"))
     assert len(conda_warnings) == 1 and "ignored the variables of" in conda_warnings[0]
+
+
+def test_the_installation_conda_version_comes_from_its_conda_record(conda_home):
+    base, _ = base_from_the_win64_export(conda_home)
+    assert installation_conda_version(base) == (4, 10, 3)
+
+
+def with_conda(root: Path, version: str) -> None:
+    """The root's conda record replaced by one of another version."""
+    for record in (root / "conda-meta").glob("conda-4.10.3-*.json"):
+        record.unlink()
+    make_conda_env(root / "conda-meta-new", [Dist("conda", version, "py39_0")])
+    for record in (root / "conda-meta-new" / "conda-meta").iterdir():
+        record.rename(root / "conda-meta" / record.name)
+
+
+@pytest.mark.parametrize(
+    ("conda_version", "channels"),
+    [
+        # conda < 25.7 (env.py from_environment): each new channel inserted first, as met in
+        # name order: anaconda-clean (defaults, configured) then anyio (conda-forge).
+        ("4.10.3", ["conda-forge", "defaults"]),
+        ("25.5.1", ["conda-forge", "defaults"]),
+        # conda >= 25.7 (models/environment.py from_prefix): as met, then the configured.
+        ("25.7.0", ["defaults", "conda-forge"]),
+    ],
+)
+def test_channels_of_the_win64_records_in_the_order_of_each_conda(
+    conda_home, conda_version, channels
+):
+    base, root = base_from_the_win64_export(conda_home)
+    with_conda(root, conda_version)
+    assert yaml.safe_load(export_yaml(base, "with-builds"))["channels"] == channels
+
+
+@pytest.mark.parametrize(
+    ("conda_version", "channels"),
+    [("25.1.2", ["defaults", "conda-forge"]), ("25.7.0", ["conda-forge", "defaults"])],
+)
+def test_a_miniforge_env_with_one_defaults_package_lists_conda_forge_first_since_25_7(
+    conda_home, conda_version, channels
+):
+    # Issue 26: conda-forge configured, one package from pkgs/main. conda 25.7 meets
+    # conda-forge first (bzip2...) and keeps that order; older condas put defaults first.
+    make_conda_env(conda_home / "miniforge3", [Dist("conda", conda_version, "py313_0")], root=True)
+    (conda_home / "miniforge3" / ".condarc").write_text("channels:\n  - conda-forge\n")
+    history = conda_capture(HISTORIES["2025"][0])
+    dists = installed_by_history(history, "conda-forge", "osx-arm64")
+    dists.append(Dist("pyyaml", "6.0.2", "py313h80987f9_0", channel="pkgs/main"))
+    make_conda_env(conda_home / "miniforge3" / "envs" / "mixed", dists, history=history)
+    env = environment("mixed")
+    assert yaml.safe_load(export_yaml(env, "no-builds"))["channels"] == channels
+    # --from-history lists the configured channels only, in every version.
+    assert yaml.safe_load(export_yaml(env, "from-history"))["channels"] == ["conda-forge"]
+
+
+def test_from_history_names_the_pip_packages_it_leaves_out(conda_home):
+    env = env_from_history(conda_home, "2025")
+    site = Path(env.prefix, "lib", "python3.13t", "site-packages")
+    add_dist_info(site, "torch", "2.13.0+cpu", "pip")
+    add_dist_info(site, "requests", "2.32.3", "uv")
+    text = export_yaml(env, "from-history")
+    assert text.startswith(
+        "# pip packages not in conda's history, left out: requests==2.32.3, "
+        "torch==2.13.0+cpu\nname: '2025'\n"
+    )
+    # Without pip packages, nothing is left out and nothing said.
+    assert export_yaml(env_from_history(conda_home, "2016"), "from-history").startswith("name:")
+
+
+def test_the_pip_section_names_the_index_of_each_torch_build(conda_home):
+    env = env_from_history(conda_home, "2025")
+    site = Path(env.prefix, "lib", "python3.13t", "site-packages")
+    add_dist_info(site, "torch", "2.13.0+cu130", "pip")
+    add_dist_info(site, "torchvision", "0.28.0+cu130", "pip")
+    add_dist_info(site, "torchaudio", "2.13.0+cpu", "pip")
+    add_dist_info(site, "requests", "2.32.3", "pip")
+    pip = yaml.safe_load(export_yaml(env, "no-builds"))["dependencies"][-1]
+    assert pip["pip"] == [
+        "--extra-index-url https://download.pytorch.org/whl/cu130",
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        "requests==2.32.3",
+        "torch==2.13.0+cu130",
+        "torchaudio==2.13.0+cpu",
+        "torchvision==0.28.0+cu130",
+    ]
+    # requirements.txt of the same: the pip part, and a word on the conda part it leaves out.
+    text = export_text(env, "requirements")
+    assert text.splitlines()[0].startswith("# the 16 conda packages of ")
+    assert text.splitlines()[1:] == pip["pip"]

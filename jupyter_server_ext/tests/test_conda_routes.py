@@ -126,6 +126,31 @@ async def test_export_in_each_style(home, jp_fetch):
     assert b"  - python=3.13.2=hfd29fff_1_cp313t\n" in builds.body
 
 
+async def test_export_requirements_and_pylock_of_the_pip_part(home, jp_fetch):
+    site = home / "miniconda3/envs/devops/lib/python3.13t/site-packages"
+    add_dist_info(site, "torch", "2.13.0+cpu", "pip")
+    requirements = await jp_fetch(
+        "gpu-monitor", "api", "envs", "devops", "export", params={"style": "requirements"}
+    )
+    assert requirements.headers["Content-Type"].startswith("text/plain")
+    assert 'filename="requirements.txt"' in requirements.headers["Content-Disposition"]
+    assert requirements.body.decode().splitlines()[1:] == [
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        "torch==2.13.0+cpu",
+    ]
+    pylock = await jp_fetch(
+        "gpu-monitor", "api", "envs", "devops", "export", params={"style": "pylock"}
+    )
+    assert pylock.headers["Content-Type"].startswith("application/toml")
+    assert 'filename="pylock.toml"' in pylock.headers["Content-Disposition"]
+    assert b'index = "https://download.pytorch.org/whl/cpu"\n' in pylock.body
+    # conda env export writes no such file.
+    code, error = await fetch_error(
+        jp_fetch, "envs", "devops", "export", style="pylock", use_conda="1"
+    )
+    assert code == 400 and "environment.yml only" in error["message"]
+
+
 async def test_a_folder_whose_name_is_not_utf8_is_listed_unreadable_not_a_500(home, jp_fetch):
     # A Latin-1 name (b"caf\xe9") in an envs folder: Python names it with a surrogate, which no
     # JSON answer can carry.

@@ -19,7 +19,7 @@ from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
 from jupyterlab_gpu_monitor.kernel_env import KernelProcessFacts, environment_root
 
 from .conda_layouts import env_2025
-from .local_index import build_wheel, served, write_simple_index
+from .local_index import build_wheel, isolated_environment, served
 from .test_diagnose import A5000, capture
 
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
@@ -37,24 +37,18 @@ INSTALLED = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> str:
-    """The URL of an index with ``pypi/`` (the CPU builds) and ``whl/cu130/`` (the CUDA ones)."""
+    """The URL of an index with ``pypi`` (the CPU builds) and ``whl/cu130`` (the CUDA ones)."""
     root = tmp_path_factory.mktemp("index")
-    wheels = root / "wheels"
-    common = [
-        build_wheel(wheels / "common", "sympy", "1.13.3"),
-        build_wheel(wheels / "common", "sympy", "1.14.0"),
-        build_wheel(wheels / "common", "filelock", "3.20.0"),
-        build_wheel(wheels / "common", "filelock", "3.21.0"),
-    ]
     for local, extra in (("cpu", ()), ("cu130", ("nvidia-cublas-cu13",))):
-        torch = build_wheel(
-            wheels / local, "torch", f"2.13.0+{local}", ("sympy>=1.13.3", "filelock", *extra)
-        )
-        vision = build_wheel(wheels / local, "torchvision", f"0.28.0+{local}", ("torch==2.13.0",))
-        family = [torch, vision]
+        folder = root / ("pypi" if local == "cpu" else f"whl/{local}")
+        torch_needs = ("sympy>=1.13.3", "filelock", *extra)
+        build_wheel(folder / "torch", "torch", f"2.13.0+{local}", torch_needs)
+        build_wheel(folder / "torchvision", "torchvision", f"0.28.0+{local}", ("torch==2.13.0",))
+        for name, versions in (("sympy", ("1.13.3", "1.14.0")), ("filelock", ("3.20.0", "3.21.0"))):
+            for version in versions:
+                build_wheel(folder / name, name, version)
         if extra:
-            family.append(build_wheel(wheels / local, "nvidia-cublas-cu13", "13.0.0"))
-        write_simple_index(root / ("pypi" if local == "cpu" else f"whl/{local}"), family + common)
+            build_wheel(folder / "nvidia-cublas-cu13", "nvidia-cublas-cu13", "13.0.0")
     with served(root) as url:
         yield url
 
@@ -76,8 +70,8 @@ def distributions(python: Path) -> dict[str, str]:
 
 
 def run(command: str, tmp_path: Path) -> None:
-    """A shell command line, as a user pastes it, with uv's cache kept to the test."""
-    environment = {**os.environ, "UV_CACHE_DIR": str(tmp_path / "uv-cache"), "PIP_NO_INPUT": "1"}
+    """A shell command line, as a user pastes it, with pip and uv seeing only the index."""
+    environment = isolated_environment(tmp_path)
     environment["PATH"] = f"{Path(UV).parent}{os.pathsep}{environment['PATH']}"
     done = subprocess.run(
         ["bash", "-c", command], capture_output=True, text=True, env=environment, timeout=300

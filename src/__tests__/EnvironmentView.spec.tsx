@@ -468,7 +468,7 @@ describe('EnvironmentTable', () => {
   it('downloads environment.yml in the style chosen', () => {
     const given = props();
     const { getByRole } = render(<EnvironmentTable {...given} />);
-    fireEvent.change(getByRole('combobox', { name: 'environment.yml style' }), {
+    fireEvent.change(getByRole('combobox', { name: 'Export style' }), {
       target: { value: 'with-builds' }
     });
     fireEvent.click(
@@ -477,6 +477,31 @@ describe('EnvironmentTable', () => {
     expect(given.onExport).toHaveBeenCalledWith(
       expect.objectContaining({ id: 'plain' }),
       'with-builds'
+    );
+  });
+
+  it('offers requirements.txt and pylock.toml, named after the file', () => {
+    const given = props();
+    const { getByRole } = render(<EnvironmentTable {...given} />);
+    const choice = getByRole('combobox', { name: 'Export style' });
+    const offered = Array.from(
+      choice.querySelectorAll('option'),
+      option => option.value
+    );
+    expect(offered).toEqual([
+      'no-builds',
+      'from-history',
+      'with-builds',
+      'requirements',
+      'pylock'
+    ]);
+    fireEvent.change(choice, { target: { value: 'pylock' } });
+    fireEvent.click(
+      getByRole('button', { name: 'Download pylock.toml of plain' })
+    );
+    expect(given.onExport).toHaveBeenCalledWith(
+      expect.objectContaining({ id: 'plain' }),
+      'pylock'
     );
   });
 });

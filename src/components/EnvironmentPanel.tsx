@@ -9,6 +9,7 @@ import { IDisposable } from '@lumino/disposable';
 import * as React from 'react';
 
 import { downloadFile } from '../download';
+import { EXPORT_FILES } from '../env/catalog';
 import { environmentIcon } from '../icons';
 import {
   CommandIDs,
@@ -68,7 +69,8 @@ export class EnvironmentPanel extends WatchingPanel {
   }
 
   /**
-   * Download an environment's environment.yml in a style.
+   * Download an environment's environment.yml, requirements.txt or
+   * pylock.toml.
    */
   async exportEnvironment(
     environment: IEnvironment,
@@ -79,7 +81,8 @@ export class EnvironmentPanel extends WatchingPanel {
         environment.id,
         style
       );
-      downloadFile(text, 'environment.yml', 'application/yaml');
+      const file = EXPORT_FILES[style];
+      downloadFile(text, file.name, file.mediaType);
     } catch (error) {
       await showErrorMessage(
         this._trans.__('Cannot export %1', environment.name),

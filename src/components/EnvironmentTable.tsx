@@ -7,18 +7,21 @@ import {
 } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { filterEnvironments } from '../env/catalog';
+import { EXPORT_FILES, filterEnvironments } from '../env/catalog';
 import { IEnvironmentCatalog } from '../tokens';
 import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
- * The styles of environment.yml, in the order offered.
+ * The export styles, in the order offered: environment.yml's three, then
+ * requirements.txt and pylock.toml.
  */
 const STYLES: readonly EnvironmentFileStyle[] = [
   'no-builds',
   'from-history',
-  'with-builds'
+  'with-builds',
+  'requirements',
+  'pylock'
 ];
 
 /**
@@ -42,7 +45,8 @@ export namespace EnvironmentTable {
      */
     onExpand: (environment: IEnvironment) => void;
     /**
-     * Called when the user asks for an environment.yml.
+     * Called when the user asks for an environment.yml, requirements.txt or
+     * pylock.toml.
      */
     onExport: (environment: IEnvironment, style: EnvironmentFileStyle) => void;
     /**
@@ -54,7 +58,8 @@ export namespace EnvironmentTable {
 
 /**
  * The conda environments and kernelspec venvs of the server: searchable,
- * each with its packages on expand and an environment.yml to download.
+ * each with its packages on expand and a file to download: environment.yml,
+ * requirements.txt or pylock.toml.
  */
 export function EnvironmentTable(
   props: EnvironmentTable.IProps
@@ -103,9 +108,9 @@ export function EnvironmentTable(
           onChange={event => setQuery(event.currentTarget.value)}
         />
         <label className="jp-GpuMonitor-window">
-          {trans.__('environment.yml')}
+          {trans.__('Export as')}
           <HTMLSelect
-            aria-label={trans.__('environment.yml style')}
+            aria-label={trans.__('Export style')}
             value={style}
             onChange={event =>
               setStyle(event.currentTarget.value as EnvironmentFileStyle)
@@ -178,11 +183,13 @@ export function EnvironmentTable(
                       type="button"
                       className="jp-GpuMonitor-iconButton"
                       aria-label={trans.__(
-                        'Download environment.yml of %1',
+                        'Download %1 of %2',
+                        EXPORT_FILES[style].name,
                         environment.name
                       )}
                       title={trans.__(
-                        'Download environment.yml of %1 (%2)',
+                        'Download %1 of %2 (%3)',
+                        EXPORT_FILES[style].name,
                         environment.name,
                         Private.styleLabel(style, trans)
                       )}
@@ -285,7 +292,7 @@ function PackageList(props: {
  */
 namespace Private {
   /**
-   * A style of environment.yml, for a person.
+   * An export style, for a person.
    */
   export function styleLabel(
     style: EnvironmentFileStyle,
@@ -298,6 +305,10 @@ namespace Private {
         return trans.__('as asked for');
       case 'with-builds':
         return trans.__('with builds');
+      case 'requirements':
+        return trans.__('requirements.txt (pip)');
+      case 'pylock':
+        return trans.__('pylock.toml (PEP 751)');
     }
   }
 }

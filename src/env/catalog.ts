@@ -17,6 +17,20 @@ import {
 } from '../restapi/envs';
 
 /**
+ * The file name and media type of each export style: environment.yml for
+ * conda's three, requirements.txt and pylock.toml for what pip or uv installed.
+ */
+export const EXPORT_FILES: Readonly<
+  Record<EnvironmentFileStyle, { name: string; mediaType: string }>
+> = {
+  'no-builds': { name: 'environment.yml', mediaType: 'application/yaml' },
+  'from-history': { name: 'environment.yml', mediaType: 'application/yaml' },
+  'with-builds': { name: 'environment.yml', mediaType: 'application/yaml' },
+  requirements: { name: 'requirements.txt', mediaType: 'text/plain' },
+  pylock: { name: 'pylock.toml', mediaType: 'application/toml' }
+};
+
+/**
  * The environments whose name, id, folder, kind, manager, Python version or
  * kernelspecs contain every word of the query, ignoring case.
  */
@@ -180,7 +194,7 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   }
 
   /**
-   * The environment.yml of an environment, in a style.
+   * An environment's environment.yml, requirements.txt or pylock.toml.
    */
   exportFile(id: string, style: EnvironmentFileStyle): Promise<string> {
     return fetchEnvironmentFile(this._serverSettings, id, style);

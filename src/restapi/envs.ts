@@ -168,6 +168,7 @@ export interface IEnvironmentPackages {
 }
 
 /**
- * The styles of environment.yml `GET envs/<name or id>/export?style=` writes.
+ * The files `GET envs/<name or id>/export?style=` writes: environment.yml with every package's version (`no-builds`), the specs asked for (`from-history`) or every build (`with-builds`); requirements.txt (`requirements`) or pylock.toml (`pylock`) of what pip or uv installed.
  */
-export type EnvironmentFileStyle = 'no-builds' | 'from-history' | 'with-builds';
+export type EnvironmentFileStyle =
+  'no-builds' | 'from-history' | 'with-builds' | 'requirements' | 'pylock';

@@ -160,7 +160,7 @@ class EnvsApp(EnvironmentsCommand):
 
 
 class ExportApp(EnvironmentsCommand):
-    """``export ENV``: an environment's environment.yml."""
+    """``export ENV``: an environment's environment.yml, requirements.txt or pylock.toml."""
 
     name = f"{COMMAND} export"
 
@@ -172,7 +172,8 @@ class ExportApp(EnvironmentsCommand):
         list(STYLES),
         default_value="no-builds",
         help="no-builds: name=version, as `conda env export --no-builds`; from-history: the "
-        "specs that were asked for; with-builds: name=version=build.",
+        "specs that were asked for; with-builds: name=version=build; requirements: "
+        "requirements.txt of what pip or uv installed; pylock: pylock.toml (PEP 751) of it.",
     ).tag(config=True)
 
     def command_description(self) -> str:
@@ -180,8 +181,10 @@ class ExportApp(EnvironmentsCommand):
         return gettext(
             "Print an environment's environment.yml, made from its records on disk: "
             "name=version, as `conda env export --no-builds`; the specs that were asked for, "
-            "with --from-history; name=version=build, with --with-builds. With --use-conda, "
-            "`conda env export` itself. ENV is a name or id from `{command} envs`, or a prefix. "
+            "with --from-history; name=version=build, with --with-builds. --requirements and "
+            "--pylock print requirements.txt and pylock.toml of what pip or uv installed (a "
+            "venv's every package). With --use-conda, `conda env export` itself. ENV is a name "
+            "or id from `{command} envs`, or a prefix. "
             "Exit status: 0; 1 when ENV names no environment, or several, or conda fails; 2 for "
             "an invalid option, setting or folder."
         ).format(command=COMMAND)
@@ -194,6 +197,10 @@ class ExportApp(EnvironmentsCommand):
                 (f"{COMMAND} export train --from-history", gettext("the specs asked for")),
                 (f"{COMMAND} export base-2 --with-builds", gettext("name=version=build")),
                 (
+                    f"{COMMAND} export .venv --requirements > requirements.txt",
+                    gettext("what pip or uv installed, for pip install -r"),
+                ),
+                (
                     f"{COMMAND} export ~/envs/train --use-conda --conda-timeout 120",
                     gettext("conda env export itself"),
                 ),
@@ -201,7 +208,8 @@ class ExportApp(EnvironmentsCommand):
         )
 
     def command_flags(self) -> dict[str, tuple[dict, str]]:
-        """``--from-history``, ``--with-builds`` and ``--use-conda``."""
+        """``--from-history``, ``--with-builds``, ``--requirements``, ``--pylock`` and
+        ``--use-conda``."""
         return {
             "from-history": (
                 {"ExportApp": {"style": "from-history"}},
@@ -211,6 +219,14 @@ class ExportApp(EnvironmentsCommand):
                 {"ExportApp": {"style": "with-builds"}},
                 gettext("name=version=build, as plain `conda env export`."),
             ),
+            "requirements": (
+                {"ExportApp": {"style": "requirements"}},
+                gettext("requirements.txt of what pip or uv installed."),
+            ),
+            "pylock": (
+                {"ExportApp": {"style": "pylock"}},
+                gettext("pylock.toml (PEP 751) of what pip or uv installed."),
+            ),
             **super().command_flags(),
         }
 
@@ -218,8 +234,13 @@ class ExportApp(EnvironmentsCommand):
         """One environment, and one style."""
         if len(self.extra_args) != 1:
             self.fail(gettext("name one environment: {usage}").format(usage=self.usage()))
-        if {"--from-history", "--with-builds"} <= set(self.argv):
-            self.fail(gettext("--from-history and --with-builds exclude each other"))
+        chosen = {"--from-history", "--with-builds", "--requirements", "--pylock"}
+        if len(chosen & set(self.argv)) > 1:
+            self.fail(
+                gettext(
+                    "--from-history, --with-builds, --requirements and --pylock exclude each other"
+                )
+            )
 
     async def _export(self) -> str:
         catalog = self.catalog()

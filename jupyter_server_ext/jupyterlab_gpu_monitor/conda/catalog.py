@@ -15,7 +15,7 @@ from ..translation import gettext
 from .conda_cli import conda_env_export, conda_info
 from .discovery import FILES_SECONDS, environment_at, find_environment, list_environments
 from .errors import EnvironmentFilesTimeout, EnvironmentNotFound
-from .export import export_yaml
+from .export import PIP_STYLES, UnsupportedExport, export_text
 from .model import Environment, Listing, Package
 from .records import packages
 
@@ -123,17 +123,23 @@ class EnvironmentCatalog:
         return await self._read(environment, packages, environment.prefix)
 
     async def export(self, environment: Environment, style: str, use_conda: bool = False) -> str:
-        """environment.yml in one of ``export.STYLES``, from the records on disk, or with
-        ``use_conda`` from ``conda env export`` (raises CondaCommandError;
-        EnvironmentFilesTimeout when the files do not answer in time)."""
+        """The file of one of ``export.STYLES`` (environment.yml, requirements.txt,
+        pylock.toml), from the records on disk, or with ``use_conda`` from ``conda env
+        export`` (raises CondaCommandError; UnsupportedExport for a style conda does not
+        write; EnvironmentFilesTimeout when the files do not answer in time)."""
         if use_conda:
+            if style in PIP_STYLES:
+                message = gettext(
+                    "conda env export writes environment.yml only: export {style} without use_conda"
+                )
+                raise UnsupportedExport(message.format(style=style))
             return await self._conda_runs.run(
                 ("export", environment.prefix, style),
                 lambda: conda_env_export(
                     self._config.conda_path, environment.prefix, style, self._config.conda_timeout
                 ),
             )
-        return await self._read(environment, export_yaml, environment, style)
+        return await self._read(environment, export_text, environment, style)
 
     @staticmethod
     async def _read(environment: Environment, read: Callable[..., T], *args: Any) -> T:
