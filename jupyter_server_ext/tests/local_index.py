@@ -15,10 +15,10 @@ import hashlib
 import os
 import threading
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
@@ -54,8 +54,17 @@ def _digest(text: str) -> str:
 @contextmanager
 def served(root: Path) -> Iterator[str]:
     """``root`` served over HTTP on loopback for as long as the block runs; its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    with serving(partial(_Quiet, directory=str(root))) as url:
+        yield url
+
+
+@contextmanager
+def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """An HTTP server on loopback answering with ``handler`` for as long as the block runs;
+    its URL. It stops with the block, whatever happens in it."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    # A short poll: shutting down waits for it.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -15,7 +15,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -23,13 +22,14 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .contract_check import check_answer
+from .local_index import serving
 from .replay import FIXTURES, SMI_FIXTURES, install_fake_nvidia_smi
 
 PROMETHEUS_FIXTURES = FIXTURES / "prometheus"
@@ -92,15 +92,8 @@ def serving_scrapes(scrapes: list[Path]) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass  # one line per scrape, every second: noise in the test output
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    # A short poll: shutting down waits for it.
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(Handler) as url:
+        yield url
 
 
 def scrape_targets(base_url: str, scrapes: list[Path]) -> list[dict[str, Any]]:
