@@ -46,6 +46,16 @@ function rendered(): Promise<void> {
 
 describe('CellGpuLines', () => {
   const [tooShort, measured] = a5000KernelSpans().spans;
+  // The recorded run (its model loaded onto both A5000s) trained in bursts
+  // instead: busy reads between idle ones, 12 % on the whole.
+  const starving = {
+    ...measured,
+    gpus: measured.gpus.map(gpu => ({
+      ...gpu,
+      peak_utilization: 85,
+      mean_utilization: 12
+    }))
+  };
   let runs: NotebookGpuRuns;
   let cells: Cell[];
   let lines: CellGpuLines;
@@ -87,7 +97,7 @@ describe('CellGpuLines', () => {
   });
 
   it("puts the figures of a cell's run between its input and its output, with the hint when the GPU starved", async () => {
-    ran('cell-a', measured);
+    ran('cell-a', starving);
     await rendered();
 
     expect(parts(cells[0])).toEqual([
@@ -100,24 +110,33 @@ describe('CellGpuLines', () => {
     const line = (cells[0].layout as PanelLayout).widgets[2];
     expect(line.isHidden).toBe(false);
     expect(line.node.textContent).toBe(
-      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s' +
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 12 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 12 % avg · 6.0 s' +
         "GPU under 30 % while the kernel's CPU idled too (0 %): the cell waited on something else, such as files, the network or another process."
     );
     expect(parts(cells[1])).not.toContain('jp-GpuMonitor-cellLine');
   });
 
-  it('shows only the last run of a cell, and follows the hint threshold', async () => {
+  it('gives no data-loading hint to a cell that loaded a model: memory rose, the GPU computed nothing', async () => {
     ran('cell-a', measured);
+    await rendered();
+    const line = (cells[0].layout as PanelLayout).widgets[2];
+    expect(line.node.textContent).toBe(
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s'
+    );
+  });
+
+  it('shows only the last run of a cell, and follows the hint threshold', async () => {
+    ran('cell-a', starving);
     ran('cell-a', tooShort);
     await rendered();
     const line = (cells[0].layout as PanelLayout).widgets[2];
     expect(line.node.textContent).toBe('GPU · too short to measure (0.8 s)');
 
-    ran('cell-a', measured);
+    ran('cell-a', starving);
     lines.lowUtilizationPercent = 0;
     await rendered();
     expect(line.node.textContent).toBe(
-      'GPU 0: peak 21.9 GiB (+21.9 GiB), 0 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 0 % avg · 6.0 s'
+      'GPU 0: peak 21.9 GiB (+21.9 GiB), 12 % avg · GPU 1: peak 16.8 GiB (+16.8 GiB), 12 % avg · 6.0 s'
     );
     expect(
       parts(cells[0]).filter(part => part === 'jp-GpuMonitor-cellLine')

@@ -154,26 +154,42 @@ describe('the line under a cell', () => {
     );
   });
 
-  it('hints at data loading when the GPU idled for five reads while memory was held', () => {
-    expect(lowUtilization(TAKING, 30)).toBe(true);
-    expect(lowUtilization(ON_T4, 30)).toBe(true);
-    expect(lowUtilization(TAKING, 0)).toBe(false);
+  it('hints at data loading when the GPU worked in bursts but idled on the whole', () => {
+    // The recorded runs took their memory while the GPUs computed nothing:
+    // loading a model, which starves of nothing.
+    expect(lowUtilization(TAKING, 30)).toBe(false);
+    expect(lowUtilization(ON_T4, 30)).toBe(false);
+    // The same runs training in bursts: busy reads between idle ones.
+    const bursts = (figures: ISpanFigures, peak: number, mean: number) => ({
+      ...figures,
+      gpus: figures.gpus.map(gpu => ({
+        ...gpu,
+        peak_utilization: peak,
+        mean_utilization: mean
+      }))
+    });
+    const starving = bursts(TAKING, 85, 12);
+    expect(lowUtilization(starving, 30)).toBe(true);
+    expect(lowUtilization(bursts(ON_T4, 60, 8), 30)).toBe(true);
+    expect(lowUtilization(starving, 0)).toBe(false);
     expect(lowUtilization(TOO_SHORT, 30)).toBe(false);
     expect(lowUtilization(HOLDING_NONE, 30)).toBe(false);
-    expect(lowUtilization({ ...TAKING, samples: 4 }, 30)).toBe(false);
+    expect(lowUtilization({ ...starving, samples: 4 }, 30)).toBe(false);
+    // A few percent is torch starting up, not work.
+    expect(lowUtilization(bursts(TAKING, 4, 1), 30)).toBe(false);
     // GPU 1 busy at 90 % while GPU 0 idles: the cell's GPUs did not starve
     // (the old mean over both, 45 %, hid which was which).
     const oneBusy = {
-      ...TAKING,
-      gpus: [TAKING.gpus[0], { ...TAKING.gpus[1], mean_utilization: 90 }]
+      ...starving,
+      gpus: [starving.gpus[0], { ...starving.gpus[1], mean_utilization: 90 }]
     };
     expect(lowUtilization(oneBusy, 50)).toBe(false);
     // A GPU the cell held next to nothing on does not count.
     const barelyHeld = {
-      ...TAKING,
+      ...starving,
       gpus: [
-        TAKING.gpus[0],
-        { ...TAKING.gpus[1], peak_memory_mib: 2, mean_utilization: 90 }
+        starving.gpus[0],
+        { ...starving.gpus[1], peak_memory_mib: 2, mean_utilization: 90 }
       ]
     };
     expect(lowUtilization(barelyHeld, 30)).toBe(true);

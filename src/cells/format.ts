@@ -169,7 +169,8 @@ export function cellLineDetails(
  * for long enough to matter: the data-loading bottleneck, a GPU waiting on
  * the CPU. Each such GPU must have stayed low: one busy GPU beside an idle
  * one is no data-loading problem; a cell that did not use the GPU (a plot
- * beside a loaded model) is none either.
+ * beside a loaded model, or the loading of the model itself) is none
+ * either.
  *
  * @param thresholdPercent - mean utilisation below this is low
  */
@@ -192,9 +193,19 @@ export function lowUtilization(
     used.every(
       gpu =>
         gpu.mean_utilization !== null && gpu.mean_utilization < thresholdPercent
-    )
+    ) &&
+    // Waiting needs work in between: a cell that only loaded a model (its
+    // memory rose, the GPU computed nothing) starved of nothing.
+    used.some(gpu => (gpu.peak_utilization ?? 0) >= GPU_WORKED_PERCENT)
   );
 }
+
+/**
+ * A read in which the GPU computed at least this part of the time, in
+ * percent, is work: copying a model onto it reads 0 %, torch's first
+ * kernels a few percent.
+ */
+const GPU_WORKED_PERCENT = 10;
 
 /**
  * The hint of a run with low utilisation: why, as the kernel's CPU tells it

@@ -42,11 +42,9 @@ test.describe('which cell used the GPU', () => {
     await expect(line).toHaveText(
       /^GPU 0: peak 21\.9 GiB \(\+21\.9 GiB\), 0 % avg · GPU 1: peak 16\.8 GiB \(\+16\.8 GiB\), 0 % avg · 7\.\d s/
     );
-    // time.sleep leaves the kernel's CPU idle: the hint says the cell
-    // waited on something other than preparing data.
-    await expect(line).toContainText(
-      /GPU under 30 % while the kernel's CPU idled too \(\d %\): the cell waited on something else/
-    );
+    // The memory came while the GPUs computed nothing, as when a model
+    // loads: no data-loading hint (that needs work between the waits).
+    await expect(line).not.toContainText('GPU under');
 
     const panel = await openPanel(page);
     await panel.getByRole('combobox').selectOption({ label: '1 min' });
