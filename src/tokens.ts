@@ -607,6 +607,12 @@ export interface INotebookGpuNeed {
    */
   gpuCount: number;
   /**
+   * The most memory it held on each of those GPUs, in MiB, in the order of
+   * their indices (the first is the one its `cuda:0` was): GPU 0 often
+   * holds more than the others. Split evenly for a record that predates it.
+   */
+  perGpuMiB: number[];
+  /**
    * The GPU it ran on; null when not recorded.
    */
   gpuName: string | null;

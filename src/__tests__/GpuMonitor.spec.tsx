@@ -365,6 +365,7 @@ describe('GpuMonitor', () => {
     notebook.need = {
       peakMemoryMiB: 39676,
       gpuCount: 2,
+      perGpuMiB: [22430, 17246],
       gpuName: 'NVIDIA RTX A5000',
       date: '2026-11-30T05:11:09.636Z'
     };

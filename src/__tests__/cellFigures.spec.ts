@@ -248,6 +248,8 @@ describe('the record a cell keeps of its last run', () => {
       duration_seconds: 6,
       gpu_name: 'NVIDIA RTX A5000',
       gpu_count: 2,
+      // GPU 0 held more than GPU 1: an even split would hide it.
+      peak_memory_mib_per_gpu: [22430, 17246],
       date: new Date(TAKING.end * 1000).toISOString()
     });
   });
@@ -276,6 +278,16 @@ describe('the record a cell keeps of its last run', () => {
     ]) {
       expect(readLastRun(broken)).toBeNull();
     }
+    // A broken list of peaks is dropped, the record kept; an older record,
+    // without it, reads as before.
+    const { peak_memory_mib_per_gpu, ...older } = record;
+    expect(peak_memory_mib_per_gpu).toEqual([1005]);
+    expect(
+      readLastRun({
+        last_run: { ...record, peak_memory_mib_per_gpu: [1005, 7] }
+      })
+    ).toEqual(older);
+    expect(readLastRun({ last_run: older })).toEqual(older);
   });
 
   it('writes the last measured run of each code cell on save, keeping other keys, and only what changed', () => {
@@ -321,11 +333,15 @@ describe('the record a cell keeps of its last run', () => {
     expect(recordedNeed(cells)).toEqual({
       peakMemoryMiB: 39676,
       gpuCount: 2,
+      perGpuMiB: [22430, 17246],
       gpuName: 'NVIDIA RTX A5000',
       date: onA5000s.date
     });
     expect(notebookNeed([onT4])?.peakMemoryMiB).toBe(1005);
     expect(recordedNeed([cell('d')])).toBeNull();
+    // A record written before the peaks were kept: split evenly.
+    const { peak_memory_mib_per_gpu: _, ...older } = onA5000s;
+    expect(notebookNeed([older])?.perGpuMiB).toEqual([19838, 19838]);
   });
 });
 
@@ -345,7 +361,7 @@ describe('the fit check', () => {
     const fit = checkFit(ON_TWO_A5000, a5000Snapshot(), null, null)!;
 
     expect(fit).toEqual({
-      perGpuMiB: 19838,
+      perGpuMiB: [22430, 17246],
       chosen: [0, 1],
       fits: false,
       short: { index: 0, freeMiB: 1678 },
@@ -360,7 +376,7 @@ describe('the fit check', () => {
     expect(
       fitWarning('experiments/train.ipynb', ON_TWO_A5000, fit, trans)
     ).toBe(
-      'train.ipynb needed 19.4 GiB on each of 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.'
+      'train.ipynb needed 21.9 GiB, 16.8 GiB on its 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.'
     );
   });
 
@@ -428,6 +444,6 @@ describe('the fit check', () => {
     const warning = fitWarning(path, ON_TWO_A5000, fit, trans);
 
     expect(warning.length).toBeLessThanOrEqual(140);
-    expect(warning).toMatch(/^a-very-lo.*….*final\.ipynb needed 19\.4 GiB/);
+    expect(warning).toMatch(/^a-very-lo.*….*final\.ipynb needed 21\.9 GiB, 16\.8 GiB/);
   });
 });

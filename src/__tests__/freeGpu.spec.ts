@@ -117,20 +117,34 @@ describe('a GPU proposed as free', () => {
   it('needs only the room the notebook recorded, per GPU, when it has one', () => {
     const loads = gpuLoads(v100sX8Snapshot(), null);
     const small: IRoomNeeded = {
-      need: { peakMemoryMiB: 800, gpuCount: 1, gpuName: null, date: null },
+      need: {
+        peakMemoryMiB: 800,
+        gpuCount: 1,
+        perGpuMiB: [800],
+        gpuName: null,
+        date: null
+      },
       minFreeShare: 0.2
     };
     // 800 MiB fit on GPU 0 (821 MiB free, 97 %), 1, 2, 4 and 7: of these
     // GPU 1 (75 %) is the least busy.
     expect(leastUsed(loads, small)?.index).toBe(1);
 
+    // 12000 MiB over two GPUs, 7000 of it on the first: the GPU proposed
+    // alone must hold the larger part.
     const large: IRoomNeeded = {
-      need: { peakMemoryMiB: 12000, gpuCount: 2, gpuName: null, date: null },
+      need: {
+        peakMemoryMiB: 12000,
+        gpuCount: 2,
+        perGpuMiB: [7000, 5000],
+        gpuName: null,
+        date: null
+      },
       minFreeShare: 0.2
     };
     expect(leastUsed(loads, large)).toBeNull();
     expect(noRoomText(loads, large, trans)).toBe(
-      'No GPU has the 5.9 GiB this notebook needed free; the most free: GPU 7, 2.9 GiB.'
+      'No GPU has the 6.8 GiB this notebook needed free; the most free: GPU 7, 2.9 GiB.'
     );
   });
 

@@ -14,9 +14,10 @@ import { IGpuSnapshot } from '../restapi/gpus';
  */
 export interface IGpuFit {
   /**
-   * The memory it needs on each GPU, in MiB.
+   * The memory it needs on each of the GPUs it used, in MiB, in their
+   * order.
    */
-  perGpuMiB: number;
+  perGpuMiB: readonly number[];
   /**
    * The GPUs its kernel would use: the first of those visible to it, as
    * many as it used.
@@ -63,21 +64,27 @@ export function checkFit(
   const room = new Map(
     gpus.map(gpu => [gpu.index, freeMemory(gpu) + (held.get(gpu.index) ?? 0)])
   );
-  const perGpuMiB = need.peakMemoryMiB / need.gpuCount;
+  // Its GPUs in order, each with what that GPU held: the kernel's first
+  // visible GPU is its cuda:0, which held the first recorded peak.
+  const perGpuMiB = need.perGpuMiB;
   const chosen = (visible ?? gpus.map(gpu => gpu.index))
     .filter(index => room.has(index))
     .slice(0, need.gpuCount);
   const enough = chosen.length === need.gpuCount;
   const shortIndex = enough
-    ? chosen.find(index => room.get(index)! < perGpuMiB)
+    ? chosen.find((index, place) => room.get(index)! < perGpuMiB[place])
     : undefined;
   const fits = enough && shortIndex === undefined;
+  // The roomiest GPUs for the largest needs, each with room for its own.
   const roomy = gpus
-    .filter(gpu => selectable(gpu) && room.get(gpu.index)! >= perGpuMiB)
+    .filter(gpu => selectable(gpu))
     .sort((a, b) => room.get(b.index)! - room.get(a.index)!)
-    .slice(0, need.gpuCount)
-    .map(gpu => gpu.index)
-    .sort((a, b) => a - b);
+    .slice(0, need.gpuCount);
+  const largestFirst = [...perGpuMiB].sort((a, b) => b - a);
+  const roomEnough =
+    roomy.length === need.gpuCount &&
+    roomy.every((gpu, place) => room.get(gpu.index)! >= largestFirst[place]);
+  const suggestion = roomy.map(gpu => gpu.index).sort((a, b) => a - b);
   return {
     perGpuMiB,
     chosen,
@@ -86,7 +93,7 @@ export function checkFit(
       shortIndex === undefined
         ? null
         : { index: shortIndex, freeMiB: room.get(shortIndex)! },
-    suggestion: fits || roomy.length < need.gpuCount ? null : roomy
+    suggestion: fits || !roomEnough ? null : suggestion
   };
 }
 
@@ -172,8 +179,11 @@ export function fitWarning(
   const peak =
     need.gpuCount > 1
       ? trans.__(
-          'needed %1 on each of %2 GPUs at its peak',
-          formatMemory(fit.perGpuMiB, trans),
+          'needed %1 on its %2 GPUs at its peak',
+          formatList(
+            fit.perGpuMiB.map(mib => formatMemory(mib, trans)),
+            trans
+          ),
           need.gpuCount
         )
       : trans.__(

@@ -29,6 +29,11 @@ export interface ILastRunRecord {
    */
   gpu_count: number;
   /**
+   * The most memory it held on each of them, in MiB, in the order of their
+   * indices; absent from records written before it was kept.
+   */
+  peak_memory_mib_per_gpu?: number[];
+  /**
    * When the run ended, as an ISO 8601 date in UTC.
    */
   date: string;
@@ -60,6 +65,9 @@ export function lastRunRecord(run: ICellRun): ILastRunRecord | null {
     duration_seconds: Math.round(figures.duration_seconds * 10) / 10,
     gpu_name: largest.name,
     gpu_count: figures.gpus.length,
+    peak_memory_mib_per_gpu: [...figures.gpus]
+      .sort((a, b) => a.index - b.index)
+      .map(gpu => Math.round(gpu.peak_memory_mib)),
     date: new Date(run.end * 1000).toISOString()
   };
 }
@@ -76,6 +84,7 @@ export function readLastRun(metadata: unknown): ILastRunRecord | null {
   const utilization = Private.field(record, 'mean_utilization') ?? null;
   const name = Private.field(record, 'gpu_name') ?? null;
   const date = Private.field(record, 'date');
+  const perGpu = Private.field(record, 'peak_memory_mib_per_gpu');
   if (
     !Private.isCount(peak, 0) ||
     !Private.isCount(count, 1) ||
@@ -87,43 +96,51 @@ export function readLastRun(metadata: unknown): ILastRunRecord | null {
   ) {
     return null;
   }
+  // Kept only when it is one count per GPU: an edited file may say anything.
+  const perGpuValid =
+    Array.isArray(perGpu) &&
+    perGpu.length === count &&
+    perGpu.every(value => Private.isCount(value, 0));
   return {
     peak_memory_mib: peak,
     mean_utilization: utilization,
     duration_seconds: duration,
     gpu_name: name,
     gpu_count: count,
+    ...(perGpuValid ? { peak_memory_mib_per_gpu: perGpu } : {}),
     date
   };
 }
 
 /**
  * What a notebook needs of a GPU: the record of its cells that needed the
- * most memory on one GPU. Null when no cell has a record.
+ * most memory on one GPU (on more GPUs among equals), each GPU's peak as
+ * it was. Null when no cell has a record.
  */
 export function notebookNeed(
   records: Iterable<ILastRunRecord>
 ): INotebookGpuNeed | null {
-  const perGpu = (record: ILastRunRecord): number =>
-    record.peak_memory_mib / record.gpu_count;
-  let largest: ILastRunRecord | null = null;
+  let largest: { record: ILastRunRecord; perGpu: number[] } | null = null;
   for (const record of records) {
+    const perGpu = Private.perGpu(record);
+    const most = Math.max(...perGpu);
+    const before = largest === null ? -1 : Math.max(...largest.perGpu);
     if (
       largest === null ||
-      perGpu(record) > perGpu(largest) ||
-      (perGpu(record) === perGpu(largest) &&
-        record.gpu_count > largest.gpu_count)
+      most > before ||
+      (most === before && record.gpu_count > largest.record.gpu_count)
     ) {
-      largest = record;
+      largest = { record, perGpu };
     }
   }
   return largest === null
     ? null
     : {
-        peakMemoryMiB: largest.peak_memory_mib,
-        gpuCount: largest.gpu_count,
-        gpuName: largest.gpu_name,
-        date: largest.date
+        peakMemoryMiB: largest.record.peak_memory_mib,
+        gpuCount: largest.record.gpu_count,
+        perGpuMiB: largest.perGpu,
+        gpuName: largest.record.gpu_name,
+        date: largest.record.date
       };
 }
 
@@ -131,6 +148,19 @@ export function notebookNeed(
  * File-local helpers.
  */
 namespace Private {
+  /**
+   * Each GPU's peak of a record: as kept, or its total split evenly (a
+   * record that predates them).
+   */
+  export function perGpu(record: ILastRunRecord): number[] {
+    return (
+      record.peak_memory_mib_per_gpu ??
+      new Array<number>(record.gpu_count).fill(
+        record.peak_memory_mib / record.gpu_count
+      )
+    );
+  }
+
   /**
    * A field of something that may be an object.
    */

@@ -135,11 +135,20 @@ export interface IRoomNeeded {
 }
 
 /**
+ * The most a notebook needs on one GPU, in MiB: what a GPU proposed for it
+ * alone must have.
+ */
+export function largestGpuNeed(need: INotebookGpuNeed): number {
+  return Math.max(...need.perGpuMiB);
+}
+
+/**
  * The memory, in MiB, a GPU must have free to be proposed.
  */
 export function roomNeeded(gpu: IGpuLoad, room: IRoomNeeded): number {
+  // One GPU is proposed: it must hold what the notebook's largest GPU held.
   return room.need
-    ? room.need.peakMemoryMiB / room.need.gpuCount
+    ? largestGpuNeed(room.need)
     : room.minFreeShare * gpu.totalMiB;
 }
 
@@ -181,7 +190,7 @@ export function noRoomText(
   return room.need
     ? trans.__(
         'No GPU has the %1 this notebook needed free; %2.',
-        formatMemory(room.need.peakMemoryMiB / room.need.gpuCount, trans),
+        formatMemory(largestGpuNeed(room.need), trans),
         most
       )
     : trans.__(

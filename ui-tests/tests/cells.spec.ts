@@ -175,7 +175,7 @@ test.describe('which cell used the GPU', () => {
 
     await page.notebook.openByPath(notebookPath);
     const warning =
-      'fit-check.ipynb needed 19.4 GiB on each of 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.';
+      'fit-check.ipynb needed 21.9 GiB, 16.8 GiB on its 2 GPUs at its peak; GPU 0 has only 1.6 GiB free. No GPU has that much free now.';
     await expect(page.getByText(warning)).toBeVisible();
     const panel = await openPanel(page);
     await expect(
@@ -213,8 +213,8 @@ test.describe('which cell used the GPU', () => {
       await expect(cellLine(page, 1)).toHaveText(/^GPU 0: peak 21\.9 GiB/);
       await page.notebook.save();
 
-      // 19.4 GiB on each of two GPUs with 1.6 and 6.7 GiB free: it fits
-      // only because its own kernel holds 21.9 and 16.8 GiB of them.
+      // 21.9 and 16.8 GiB on two GPUs with 1.6 and 6.7 GiB free: it fits
+      // only because its own kernel holds them.
       for (let reload = 0; reload < 6; reload++) {
         // Not the launcher, which Galata waits for by default: the notebook.
         await page.reload({ waitForIsReady: false });
