@@ -191,23 +191,56 @@ PIP_TORCH_IN_CONDA = [
 ]
 
 
-def test_a_conda_envs_pip_torch_is_fixed_with_pip_alike_in_the_panel_and_the_cli():
-    # The panel's facts: the kernel's process (a conda env), its records, no probe (busy).
-    process = KernelProcessFacts(1, None, None, CONDA_ENV, "conda", {})
-    panel = Facts(capture(A5000), None, process=process, packages=PIP_TORCH_IN_CONDA)
-    # `doctor --env`'s: the probe of the env's interpreter and the same records.
-    answer = probe("2.13.0+cpu", prefix=CONDA_ENV, conda_prefix=CONDA_ENV)
-    answer["executable"] = f"{CONDA_ENV}/bin/python"
-    answer["packages"]["torchvision"] = "0.28.0+cpu"
-    cli = Facts(capture(A5000), answer, packages=PIP_TORCH_IN_CONDA)
+CONDA_PYTORCH = [
+    Package("python", "3.12.7", "hc5c86c4_0_cpython", "conda-forge", "conda"),
+    Package("pytorch", "2.13.0", "cpu_mkl_py312h_100", "conda-forge", "conda"),
+]
+PIP_TORCH = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
+PIP_COMMAND = '"{prefix}/bin/python" -m pip install "torch==2.13.0+cu130" '
+INDEX = "--index-url https://download.pytorch.org/whl/cu130"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "kind", "manager", "records", "fix"),
+    [
+        # pip owns torch there: conda's pytorch on top would install it twice.
+        (CONDA_ENV, "conda", "conda", PIP_TORCH_IN_CONDA, None),
+        ("/home/ana/venvs/train", "venv", "venv", PIP_TORCH, PIP_COMMAND + INDEX),
+        (
+            "/srv/project/.venv",
+            "venv",
+            "uv",
+            PIP_TORCH,
+            'uv pip install --python "{prefix}/bin/python" "torch==2.13.0+cu130" ' + INDEX,
+        ),
+        (
+            CONDA_ENV,
+            "conda",
+            "conda",
+            CONDA_PYTORCH,
+            'conda install -p "{prefix}" -c conda-forge "pytorch=2.13.0=cuda*" '
+            '"cuda-version<=13.1"',
+        ),
+    ],
+    ids=["conda-env-pip-torch", "pip-venv", "uv-venv", "conda-env-conda-pytorch"],
+)
+def test_the_panel_and_the_cli_give_one_fix_with_the_installer_of_torch(
+    prefix, kind, manager, records, fix
+):
+    # The panel's facts: the kernel's process, the env's records, no probe (a busy kernel).
+    process = KernelProcessFacts(1, None, None, prefix, kind, {})
+    panel = Facts(capture(A5000), None, process=process, packages=records, env_manager=manager)
+    # `doctor --env`'s: the probe of the env's interpreter, the same records.
+    torch = next(p.version for p in records if p.name in ("torch", "pytorch"))
+    answer = probe(torch, prefix=prefix, conda_prefix=prefix if kind == "conda" else None)
+    answer["executable"] = f"{prefix}/bin/python"
+    answer["packages"].update({p.name: p.version for p in records if p.name == "torchvision"})
+    cli = Facts(capture(A5000), answer, packages=records, env_manager=manager)
     (from_panel,) = diagnose(panel)
     (from_cli,) = diagnose(cli)
-    # pip owns torch there: conda's pytorch on top would install it twice.
     assert from_panel.fix == from_cli.fix
-    assert from_cli.fix == (
-        f'"{CONDA_ENV}/bin/python" -m pip install "torch==2.13.0+cu130" '
-        '"torchvision==0.28.0+cu130" --index-url https://download.pytorch.org/whl/cu130'
-    )
+    expected = fix or (PIP_COMMAND + '"torchvision==0.28.0+cu130" ' + INDEX)
+    assert from_cli.fix == expected.format(prefix=prefix)
 
 
 def test_a_busy_venv_kernels_fix_is_pinned_from_its_records():

@@ -1,4 +1,5 @@
 import { Clipboard, showErrorMessage } from '@jupyterlab/apputils';
+import { ServerConnection } from '@jupyterlab/services';
 import {
   ITranslator,
   nullTranslator,
@@ -84,9 +85,22 @@ export class EnvironmentPanel extends WatchingPanel {
       const file = EXPORT_FILES[style];
       downloadFile(text, file.name, file.mediaType);
     } catch (error) {
+      const gone =
+        error instanceof ServerConnection.ResponseError &&
+        error.response.status === 404;
+      // The server's 404 speaks to API clients ("GET envs lists..."): say
+      // what happened in the panel's words, and read the list again.
+      if (gone) {
+        void this._inspector.environments.load(true);
+      }
       await showErrorMessage(
         this._trans.__('Cannot export %1', environment.name),
-        error as Error
+        gone
+          ? this._trans.__(
+              '%1 was deleted since the list was read: it is read again.',
+              environment.name
+            )
+          : (error as Error)
       );
     }
   }
