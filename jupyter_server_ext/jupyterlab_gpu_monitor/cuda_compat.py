@@ -130,17 +130,22 @@ def pytorch_install_command(
     installer: str,
     prefix: str | None = None,
     installed: dict[str, str] | None = None,
+    uv_project: str | None = None,
 ) -> str:
     """The command that puts the torch build matching a driver into the kernel's own
     environment, with the tool that installed torch there (one of INSTALLERS), naming the
     environment (``"<prefix>/bin/python" -m pip``, ``uv pip install --python``, ``conda
-    install -p``). It changes only the torch family: torch and its installed companions, pinned
-    to their installed versions of the new build; what they depend on and is already there
-    stays as it is (no ``--force-reinstall``, which reinstalls every dependency at its newest).
+    install -p``), or the uv project whose environment it is (``uv add --project`` with
+    PyTorch's index for torch: in the environment alone, the next ``uv sync`` undoes it).
+
+    It changes only the torch family: torch and its installed companions, pinned to their
+    installed versions of the new build; what they depend on and is already there stays as
+    it is (no ``--force-reinstall``, which reinstalls every dependency at its newest).
 
     :param prefix: the environment the kernel runs in; the command's own ``pip``/``conda``
         environment when unknown
     :param installed: the installed versions, by distribution name (``torch``, ``torchvision``)
+    :param uv_project: the uv project the environment belongs to, if any
     """
     if not driver_cuda:
         return (
@@ -169,6 +174,9 @@ def pytorch_install_command(
     specs = " ".join(
         f'"{name}=={version}+{tag}"' if version else name for name, version in versions.items()
     )
+    if installer == "uv" and uv_project:
+        index = f"pytorch-{tag}={PYTORCH_INDEX}/{tag}"
+        return f'uv add --project "{uv_project}" {specs} --index {index}'
     if installer == "uv":
         target = f' --python "{interpreter(prefix)}"' if prefix else ""
         install = f"uv pip install{target}"

@@ -75,6 +75,8 @@ class Facts:
     packages: list[Package] | None = None  # the environment's, conda and pip
     # The tool that made the environment (conda, pixi, venv, uv...: see conda/prefix.py).
     env_manager: str | None = None
+    # The uv project whose environment it is (conda/prefix.py: uv_project_of).
+    uv_project: str | None = None
     kernelspec_name: str | None = None
     # What the kernelspec runs (argv[0], as jupyter_client runs it) and the environment it names.
     kernelspec_interpreter: str | None = None
@@ -166,7 +168,11 @@ def _torch_family(facts: Facts) -> dict[str, str]:
 def _install_torch(facts: Facts, driver_cuda: str | None) -> str:
     """The command that puts the torch build for the driver into the kernel's environment."""
     return pytorch_install_command(
-        driver_cuda, _torch_installer(facts), _running_prefix(facts), _torch_family(facts)
+        driver_cuda,
+        _torch_installer(facts),
+        _running_prefix(facts),
+        _torch_family(facts),
+        facts.uv_project,
     )
 
 
@@ -178,7 +184,7 @@ def _torch_installer(facts: Facts) -> str:
     conda_torch = any(p.name == "pytorch" and p.installer == "conda" for p in facts.packages or [])
     if not pip_torch and (conda_torch or _conda_env(facts)):
         return "conda"
-    return "uv" if facts.env_manager == "uv" else "pip"
+    return "uv" if facts.env_manager == "uv" or facts.uv_project else "pip"
 
 
 def _conda_env(facts: Facts) -> bool:

@@ -80,8 +80,9 @@ class _Quiet(SimpleHTTPRequestHandler):
 
 
 def isolated_environment(tmp_path: Path) -> dict[str, str]:
-    """The environment pip and uv run in: no configuration file and no PIP_/UV_ variable of
-    the machine (this one's find-links hold a real torch), caches in the test's folder."""
+    """The environment pip and uv run in: no configuration file of the machine or the user and
+    no PIP_/UV_ variable (this machine's find-links hold a real torch), caches in the test's
+    folder."""
     environ = {
         key: value for key, value in os.environ.items() if not key.startswith(("PIP_", "UV_"))
     }
@@ -91,7 +92,10 @@ def isolated_environment(tmp_path: Path) -> dict[str, str]:
         PIP_NO_INPUT="1",
         PIP_CACHE_DIR=str(tmp_path / "pip-cache"),
         UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-        UV_NO_CONFIG="1",
+        # No user or system uv.toml (a project's pyproject.toml still counts: UV_NO_CONFIG
+        # would drop that too).
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_CONFIG_DIRS=str(tmp_path / "config"),
         UV_PYTHON_DOWNLOADS="never",
     )
     return environ

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from jupyterlab_gpu_monitor.conda.model import Package
+from jupyterlab_gpu_monitor.conda.prefix import uv_project_of
 from jupyterlab_gpu_monitor.cuda_compat import (
     interpreter,
     minimum_driver,
@@ -251,6 +252,33 @@ def test_a_busy_venv_kernels_fix_is_pinned_from_its_records():
     assert finding.fix == (
         '"/home/ana/venvs/train/bin/python" -m pip install "torch==2.13.0+cu130" '
         "--index-url https://download.pytorch.org/whl/cu130"
+    )
+
+
+def test_a_uv_projects_env_is_fixed_in_the_project_with_pytorchs_index(tmp_path):
+    # uv pip install in a project's .venv is undone by the next `uv sync` or `uv run`.
+    project = tmp_path / "train"
+    (project / ".venv").mkdir(parents=True)
+    assert uv_project_of(str(project / ".venv")) is None  # a bare .venv: no project
+    (project / "pyproject.toml").write_text('[project]\nname = "t"\n\n[tool.uv]\n')
+    assert uv_project_of(str(project / ".venv")) == str(project)
+    (project / "pyproject.toml").write_text('[project]\nname = "t"\n')
+    (project / "uv.lock").write_text("version = 1\n")
+    assert uv_project_of(str(project / ".venv") + "/") == str(project)
+    records = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
+    process = KernelProcessFacts(1, None, None, str(project / ".venv"), "venv", {})
+    facts = Facts(
+        capture(A5000),
+        None,
+        process=process,
+        packages=records,
+        env_manager="uv",
+        uv_project=str(project),
+    )
+    (finding,) = diagnose(facts)
+    assert finding.fix == (
+        f'uv add --project "{project}" "torch==2.13.0+cu130" '
+        "--index pytorch-cu130=https://download.pytorch.org/whl/cu130"
     )
 
 

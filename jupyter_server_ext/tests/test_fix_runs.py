@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from jupyterlab_gpu_monitor.conda.prefix import manager_of
+from jupyterlab_gpu_monitor.conda.prefix import manager_of, uv_project_of
 from jupyterlab_gpu_monitor.conda.records import packages
 from jupyterlab_gpu_monitor.cuda_compat import PYTORCH_INDEX
 from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
@@ -69,12 +69,17 @@ def distributions(python: Path) -> dict[str, str]:
     return json.loads(listing.stdout)
 
 
-def run(command: str, tmp_path: Path) -> None:
+def run(command: str, tmp_path: Path, cwd: Path | None = None) -> None:
     """A shell command line, as a user pastes it, with pip and uv seeing only the index."""
     environment = isolated_environment(tmp_path)
     environment["PATH"] = f"{Path(UV).parent}{os.pathsep}{environment['PATH']}"
     done = subprocess.run(
-        ["bash", "-c", command], capture_output=True, text=True, env=environment, timeout=300
+        ["bash", "-c", command],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+        cwd=cwd,
     )
     assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
 
@@ -103,6 +108,19 @@ def conda_env_with_pip_torch(prefix: Path, index: str, tmp_path: Path) -> Path:
     return python
 
 
+def uv_project(folder: Path, index: str, tmp_path: Path) -> Path:
+    # A uv project: its dependencies in pyproject.toml, locked, synced into .venv.
+    folder.mkdir()
+    dependencies = ", ".join(f'"{name}=={version}"' for name, version in INSTALLED.items())
+    (folder / "pyproject.toml").write_text(
+        f'[project]\nname = "train"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+        f"dependencies = [{dependencies}]\n\n"
+        f'[[tool.uv.index]]\nname = "local"\nurl = "{index}/pypi"\ndefault = true\n'
+    )
+    run(f'uv sync -q --python "{sys.executable}"', tmp_path, cwd=folder)
+    return folder / ".venv" / "bin" / "python"
+
+
 def the_fix(python: Path) -> str:
     """The CPU-only torch finding's fix, from what the server reads of the environment."""
     prefix, kind = environment_root(str(python))
@@ -113,6 +131,7 @@ def the_fix(python: Path) -> str:
         process=process,
         packages=packages(prefix),
         env_manager=manager_of(prefix),
+        uv_project=uv_project_of(prefix),
     )
     (finding,) = [f for f in diagnose(facts) if f.id == "cpu-only-torch"]
     return finding.fix
@@ -124,8 +143,9 @@ def the_fix(python: Path) -> str:
         (pip_venv, '-m pip install "torch=='),
         (uv_venv, "uv pip install --python"),
         (conda_env_with_pip_torch, '-m pip install "torch=='),
+        (uv_project, "uv add --project"),
     ],
-    ids=["pip-venv", "uv-venv", "conda-env-pip-torch"],
+    ids=["pip-venv", "uv-venv", "conda-env-pip-torch", "uv-project"],
 )
 def test_the_cpu_only_fix_changes_the_torch_family_to_the_cuda_build_and_nothing_else(
     index, tmp_path, make, tool
@@ -134,9 +154,13 @@ def test_the_cpu_only_fix_changes_the_torch_family_to_the_cuda_build_and_nothing
     before = distributions(python)
     fix = the_fix(python)
     assert tool in fix
-    assert f'"{python}"' in fix  # this environment, not whatever is first on PATH
+    # This environment (or its project), not whatever is first on PATH.
+    assert f'"{python}"' in fix or f'"{tmp_path / "env"}"' in fix
 
     run(fix.replace(PYTORCH_INDEX, f"{index}/whl"), tmp_path)
+    if make is uv_project:
+        # What `uv run` does first: the project's lock, not the fix, decides what stays.
+        run("uv sync -q", tmp_path, cwd=tmp_path / "env")
 
     after = distributions(python)
     changed = {

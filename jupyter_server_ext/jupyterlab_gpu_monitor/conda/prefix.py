@@ -202,3 +202,20 @@ def manager_of(prefix: str) -> str | None:
     except OSError:
         return None
     return found.manager if found is not None else None
+
+
+def uv_project_of(prefix: str) -> str | None:
+    """The uv project whose environment ``prefix`` is (``<project>/.venv`` beside a
+    ``uv.lock``, or a ``pyproject.toml`` with a ``[tool.uv]`` table): a change to its packages
+    belongs in the project, or the next ``uv sync`` or ``uv run`` undoes it. None otherwise."""
+    project = os.path.dirname(os.path.normpath(prefix))
+    if os.path.basename(os.path.normpath(prefix)) != ".venv":
+        return None
+    if os.path.isfile(os.path.join(project, "uv.lock")):
+        return project
+    try:
+        with open(os.path.join(project, "pyproject.toml"), encoding="utf-8") as handle:
+            text = handle.read(256 * 1024)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return project if "[tool.uv" in text else None
