@@ -69,6 +69,18 @@ def scrape_body(path: Path) -> bytes:
     return b"".join(line for line in lines if line.strip() != b"...")
 
 
+def with_timestamp(body: bytes, epoch_seconds: float) -> bytes:
+    """The scrape with every sample stamped at ``epoch_seconds``, as an exporter that sets its
+    samples' times (or a federated Prometheus) serves them: the text format's timestamp, in
+    milliseconds, after the value."""
+    stamp = f" {int(epoch_seconds * 1000)}".encode()
+    lines = body.splitlines()
+    return b"".join(
+        line + (stamp if line.strip() and not line.startswith(b"#") else b"") + b"\n"
+        for line in lines
+    )
+
+
 def free_port() -> int:
     """A TCP port nobody listens on at the moment."""
     with socket.socket() as probe:
@@ -79,7 +91,14 @@ def free_port() -> int:
 @contextmanager
 def serving_scrapes(scrapes: list[Path]) -> Iterator[str]:
     """A static endpoint that serves each scrape at ``/<file name>``, like its exporter did."""
-    bodies = {f"/{path.name}": scrape_body(path) for path in scrapes}
+    with serving_bodies({f"/{path.name}": scrape_body(path) for path in scrapes}) as url:
+        yield url
+
+
+@contextmanager
+def serving_bodies(bodies: dict[str, bytes]) -> Iterator[str]:
+    """An exporter stand-in that serves ``bodies[path]`` at each path, as the dict holds it at
+    the moment of each scrape: a test changes a scrape by changing the dict."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:

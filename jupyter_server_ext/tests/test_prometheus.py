@@ -5,6 +5,7 @@ through PromQL. One Prometheus serves the whole module: its first scrape takes a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -12,7 +13,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,15 +42,25 @@ from .prometheus_lab import (
     query,
     running_jupyter_server,
     running_prometheus,
+    scrape_body,
     scrape_targets,
+    serving_bodies,
     serving_scrapes,
     wait_for,
+    with_timestamp,
 )
 from .replay import SMI_FIXTURES
 
 SCRAPES = exporter_scrapes()
 DCGM_MIG = "dcgm-exporter-a100-mig-k8s-2.4.0"
+DCGM_README = "dcgm-exporter-readme-excerpt-elided"
 H100 = "nvidia-gpu-exporter-golden-h100-590.48.01-load"
+RTX_2021 = "nvidia-gpu-exporter-live-scrape-2021-rtx2080super"
+A100_UUID = "GPU-34319582-d595-d1c7-d1d2-179bcfa61660"
+README_UUID = "GPU-604ac76c-d9cf-fef3-62e9-d92044ab6e52"
+# The golden file's uuid is masked upstream.
+H100_UUID = "GPU-00000000-0000-0000-0000-000000000000"
+RTX_2021_UUID = "GPU-df6e7a7c-7314-46f8-abc4-b88b36dcf3aa"
 # nvidia_gpu_exporter scrapes made by replaying an nvidia-smi capture that is among our
 # fixtures too: what Prometheus gives back must be what the nvidia-smi source reads from it.
 SAME_MACHINE = {
@@ -461,3 +472,185 @@ async def test_panel_api_serves_prometheus_readings_and_their_past(prometheus, j
     history = json.loads((await jp_fetch("gpu-monitor", "api", "gpus", "history")).body)
     assert len(history["timestamps"]) >= 3
     assert set(history["gpus"][0]["memory_used_mib"]) == {4845}
+
+
+# Sources of two GPUs each, every GPU a real exporter scrape served as its own target, which a
+# test changes between reads: {scene: the scrapes, all selected by {scene="<scene>"}}.
+SCENES = {
+    "dcgm-vanishes": (DCGM_MIG, DCGM_README),
+    "dcgm-goes-old": (DCGM_MIG, DCGM_README),
+    "smi-vanishes": (H100, RTX_2021),
+    "all-vanish": (DCGM_MIG, DCGM_README),
+    "all-old": (DCGM_MIG, DCGM_README),
+}
+# How old the samples a scene starts with stamped are: past the 30 s within which a GPU is
+# never stale, and well within the 5 min in which Prometheus still answers with them.
+OLD_SECONDS = 120
+
+
+@dataclass
+class Scenes:
+    prometheus: str
+    bodies: dict[str, bytes]
+
+    def serve(self, scene: str, stem: str, body: bytes | None = None) -> None:
+        """Serve the scrape ``stem`` of ``scene`` as ``body`` from its next scrape on (as its
+        exporter served it when ``body`` is None)."""
+        self.bodies[f"/{scene}/{stem}"] = (
+            scrape_body(PROMETHEUS_FIXTURES / f"{stem}.prom") if body is None else body
+        )
+
+    def source(self, scene: str) -> PrometheusSource:
+        return PrometheusSource(self.prometheus, f'{{scene="{scene}"}}')
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory) -> Iterator[Scenes]:
+    """A Prometheus of its own that scrapes the scenes' targets (another one than ``lab``'s,
+    whose samples must stay as the exporters served them)."""
+    bodies = {
+        f"/{scene}/{stem}": scrape_body(PROMETHEUS_FIXTURES / f"{stem}.prom")
+        for scene, stems in SCENES.items()
+        for stem in stems
+    }
+    old = time.time() - OLD_SECONDS
+    for stem, age in ((DCGM_README, 0), (DCGM_MIG, 30)):
+        bodies[f"/all-old/{stem}"] = with_timestamp(bodies[f"/all-old/{stem}"], old - age)
+    bodies[f"/dcgm-goes-old/{DCGM_README}"] = with_timestamp(
+        bodies[f"/dcgm-goes-old/{DCGM_README}"], old
+    )
+    with serving_bodies(bodies) as url:
+        host = url.removeprefix("http://")
+        # Labelled apart, as a lab's targets are: the same address serves them all.
+        targets = [
+            {"targets": [host], "labels": {"__metrics_path__": path, "scene": scene, "node": stem}}
+            for path in bodies
+            for _, scene, stem in [path.split("/")]
+        ]
+        folder = tmp_path_factory.mktemp("scenes")
+        job = {"job_name": "scenes", "static_configs": targets}
+        with running_prometheus(folder, [job]) as prometheus:
+            wait_for(prometheus, "up == 1", lambda result: len(result) == len(bodies))
+            yield Scenes(prometheus, bodies)
+
+
+async def read_until(
+    source: PrometheusSource, done: Callable[[Snapshot], bool], timeout_seconds: float = 30
+) -> Snapshot:
+    """Read until ``done`` says the snapshot shows what a changed scrape makes of it (scrapes
+    land when they land)."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        snapshot = await source.sample()
+        if done(snapshot):
+            return snapshot
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not there after {timeout_seconds} s: {snapshot}")
+        await asyncio.sleep(0.2)
+
+
+def gpu_of(snapshot: Snapshot, uuid: str):
+    (gpu,) = [gpu for gpu in snapshot.gpus if gpu.uuid == uuid]
+    return gpu
+
+
+def is_lost(uuid: str) -> Callable[[Snapshot], bool]:
+    def lost(snapshot: Snapshot) -> bool:
+        error = gpu_of(snapshot, uuid).error
+        return error is not None and error.kind == "gpu_lost"
+
+    return lost
+
+
+def is_back(uuid: str) -> Callable[[Snapshot], bool]:
+    return lambda snapshot: gpu_of(snapshot, uuid).error is None
+
+
+async def test_dcgm_gpu_whose_series_vanish_is_lost_until_they_come_back(scenes):
+    source = scenes.source("dcgm-vanishes")
+    first = await source.sample()
+    assert {gpu.uuid: gpu.error for gpu in first.gpus} == {A100_UUID: None, README_UUID: None}
+    # The A100 falls off the bus: dcgm-exporter no longer exports it, the other GPU goes on.
+    scenes.serve("dcgm-vanishes", DCGM_MIG, b"")
+    lost_snapshot = await read_until(source, is_lost(A100_UUID))
+    lost = gpu_of(lost_snapshot, A100_UUID)
+    assert (lost.index, lost.uuid, lost.name, lost.pci_bus_id) == (0, A100_UUID, None, None)
+    assert lost.error.message.startswith("GPU 0 is lost: DCGM has not reported it for ")
+    assert "nvidia-smi -r" in lost.error.hint
+    assert (lost.memory_used_mib, lost.temperature_c, lost.mig_devices) == (None, None, [])
+    other = gpu_of(lost_snapshot, README_UUID)
+    assert (other.error, other.sm_clock_mhz, other.memory_clock_mhz) == (None, 139, 405)
+    # It comes back: read as before, no longer lost.
+    scenes.serve("dcgm-vanishes", DCGM_MIG)
+    back = gpu_of(await read_until(source, is_back(A100_UUID)), A100_UUID)
+    assert (back.memory_used_mib, back.mig_devices[0].utilization_gpu) == (4845, 99.5687)
+
+
+async def test_dcgm_gpu_whose_newest_sample_is_old_is_lost_until_it_is_fresh(scenes):
+    # The README's GPU was last sampled two minutes ago (its samples carry their time, as a
+    # federated Prometheus serves them); the A100 is scraped every second.
+    source = scenes.source("dcgm-goes-old")
+    # Which age is stale is learnt from how often the fresh GPU's samples come.
+    lost_snapshot = await read_until(source, is_lost(README_UUID))
+    lost = gpu_of(lost_snapshot, README_UUID)
+    assert (lost.index, lost.uuid, lost.sm_clock_mhz) == (0, README_UUID, None)
+    assert re.fullmatch(
+        r"GPU 0 is lost: DCGM has not reported it for [234] min", lost.error.message
+    )
+    fresh = gpu_of(lost_snapshot, A100_UUID)
+    assert (fresh.error, fresh.memory_used_mib, fresh.temperature_c) == (None, 4845, 61)
+    scenes.serve("dcgm-goes-old", DCGM_README)  # sampled at each scrape again
+    back = gpu_of(await read_until(source, is_back(README_UUID)), README_UUID)
+    assert back.sm_clock_mhz == 139
+
+
+async def test_nvidia_gpu_exporter_gpu_whose_series_vanish_is_lost_with_its_bus_id(scenes):
+    source = scenes.source("smi-vanishes")
+    first = await source.sample()
+    assert {gpu.uuid: gpu.error for gpu in first.gpus} == {H100_UUID: None, RTX_2021_UUID: None}
+    scenes.serve("smi-vanishes", H100, b"")
+    lost_snapshot = await read_until(source, is_lost(H100_UUID))
+    lost = gpu_of(lost_snapshot, H100_UUID)
+    assert (lost.index, lost.name, lost.pci_bus_id) == (
+        0,
+        "NVIDIA H100 80GB HBM3",
+        "00000000:00:09.0",
+    )
+    assert lost.error.message.startswith("GPU 0 is lost: nvidia_gpu_exporter has not reported it")
+    assert (lost.memory_used_mib, lost.processes) == (None, [])
+    other = gpu_of(lost_snapshot, RTX_2021_UUID)
+    assert (other.error, other.memory_used_mib, other.power_draw_w) == (None, 674, 28.07)
+    scenes.serve("smi-vanishes", H100)
+    back = gpu_of(await read_until(source, is_back(H100_UUID)), H100_UUID)
+    assert back.memory_used_mib == 19818
+
+
+async def test_every_gpu_vanishing_is_no_gpu_series_not_lost_gpus(scenes):
+    # The exporter (or its scrape) is what stopped: Prometheus has no GPU left to answer with.
+    source = scenes.source("all-vanish")
+    assert len((await source.sample()).gpus) == 2
+    for stem in SCENES["all-vanish"]:
+        scenes.serve("all-vanish", stem, b"")
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            await source.sample()
+        except GpuReadError as error:
+            assert error.kind == "no_devices"
+            break
+        assert time.monotonic() < deadline, "the GPUs' series are still there after 30 s"
+        await asyncio.sleep(0.2)
+
+
+async def test_every_gpu_sampled_long_ago_is_read_as_prometheus_answers(scenes):
+    # Both GPUs' newest samples are minutes old (the exporter stopped): none is fresher than
+    # the other, so none is called lost, however many reads see them.
+    source = scenes.source("all-old")
+    for _ in range(5):
+        snapshot = await source.sample()
+        assert {gpu.uuid: gpu.error for gpu in snapshot.gpus} == {
+            A100_UUID: None,
+            README_UUID: None,
+        }
+        assert gpu_of(snapshot, A100_UUID).memory_used_mib == 4845
+        await asyncio.sleep(0.5)

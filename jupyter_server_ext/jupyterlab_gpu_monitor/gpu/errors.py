@@ -134,9 +134,13 @@ class GpuReadError(Exception):
         return GpuError(kind=self.kind, message=self.message, hint=self.hint)
 
 
-def gpu_lost(index: int) -> GpuError:
-    """The error of a GPU that fell off the bus, for its place in a snapshot."""
-    message = gettext("GPU {index} is lost").format(index=index)
+def gpu_lost(index: int, reason: str | None = None) -> GpuError:
+    """The error of a GPU that fell off the bus, for its place in a snapshot; ``reason`` says
+    how it was told, when not by the driver itself (an exporter that stopped reporting it)."""
+    if reason:
+        message = gettext("GPU {index} is lost: {reason}").format(index=index, reason=reason)
+    else:
+        message = gettext("GPU {index} is lost").format(index=index)
     return GpuReadError("gpu_lost", message).to_error()
 
 

@@ -3,12 +3,14 @@ Prometheus, read through its HTTP API. For JupyterHub on Kubernetes and cluster 
 notebook's container cannot run nvidia-smi but the node's exporter is scraped anyway.
 
 One ``/api/v1/query`` per read fetches every series we use at once; which exporter the node runs
-is decided from what comes back (DCGM when both do). ``/api/v1/query_range`` fills the history
-once, when the panel is first opened.
+is decided from what comes back (DCGM when both do). A second query beside it asks when each
+GPU was last sampled, so that a GPU its exporter stopped reporting shows as lost (see
+staleness.py). ``/api/v1/query_range`` fills the history once, when the panel is first opened.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -26,6 +28,7 @@ from ..translation import N_, gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, gpu_lost
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
+from .staleness import SeenGpus, gpu_key
 
 # Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
 # nvidia_gpu_exporter unit to the snapshot's). DCGM's units are the snapshot's already
@@ -131,6 +134,19 @@ SERIES_NAMES = tuple(
     )
 )
 
+# The series whose sample times tell when a GPU was last reported, in pairs of a DCGM exporter
+# series and an nvidia_gpu_exporter one (never one label set, so one timestamp() takes both).
+# Every default counter set of either exporter has them; one is enough, as a GPU's series stop
+# together, and three keep a lab's own counter list that lacks one from hiding its GPUs. Not
+# the XID series: the driver may go on reporting the XID of a GPU that is otherwise silent.
+HEARTBEAT_SERIES = (
+    ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_index"),
+    ("DCGM_FI_DEV_GPU_TEMP", "nvidia_smi_temperature_gpu"),
+    ("DCGM_FI_DEV_FB_USED", "nvidia_smi_memory_used_bytes"),
+)
+# The labels that tell GPUs apart in both exporters (see staleness.gpu_key).
+GPU_LABELS = ("UUID", "uuid", "gpu")
+
 # DCGM's "no value" sentinels (DCGM_FT_FP64_BLANK = 2**47, DCGM_FT_INT64_BLANK = 2**63 - 16,
 # and the codes above them) leak into dcgm-exporter's output, as its own README shows with
 # 9223372036854775794. No reading we use comes anywhere near.
@@ -190,11 +206,46 @@ def selector_matchers(selector: str) -> str:
     return text[1:-1].strip().rstrip(",")
 
 
+def _names_selector(names: Iterable[str], matchers: str) -> str:
+    return f'{{__name__=~"{"|".join(names)}"{", " + matchers if matchers else ""}}}'
+
+
 def series_query(selector: str) -> str:
     """One PromQL selector for every series this source reads, narrowed by ``selector``."""
-    names = "|".join(SERIES_NAMES)
+    return _names_selector(SERIES_NAMES, selector_matchers(selector))
+
+
+def heartbeat_query(selector: str) -> str:
+    """One PromQL query for the time of each GPU's newest sample, narrowed by ``selector``.
+
+    ``timestamp()`` drops the series' names, and refuses an answer in which two series are then
+    alike: the series of one GPU are taken one pair at a time, each marked apart before the
+    newest of a GPU is kept.
+    """
     matchers = selector_matchers(selector)
-    return f'{{__name__=~"{names}"{", " + matchers if matchers else ""}}}'
+    terms = " or ".join(
+        f"label_replace(timestamp({_names_selector(pair, matchers)}), "
+        f'"heartbeat", "{number}", "", "")'
+        for number, pair in enumerate(HEARTBEAT_SERIES)
+    )
+    return f"max by ({', '.join(GPU_LABELS)}) ({terms})"
+
+
+def newest_samples(result: list[dict[str, Any]]) -> dict[str, float]:
+    """The time of each GPU's newest sample, by ``staleness.gpu_key``, from the answer to
+    ``heartbeat_query``."""
+    newest: dict[str, float] = {}
+    for series in result:
+        labels = series["metric"]
+        if "UUID" in labels:
+            uuid = labels["UUID"]
+        elif "uuid" in labels:
+            uuid = f"GPU-{labels['uuid']}"  # as _smi_snapshot writes it
+        else:
+            uuid = None
+        key = gpu_key(uuid, _index(labels.get("gpu")))
+        newest[key] = max(newest.get(key, -math.inf), float(series["value"][1]))
+    return newest
 
 
 def _scaled(value: float | None, factor: float = 1) -> float | int | None:
@@ -371,9 +422,13 @@ def snapshot_from_samples(samples: Iterable[Sample], timestamp: float) -> Snapsh
     """The snapshot that the series of one moment describe: DCGM exporter series when there
     are any, else nvidia_gpu_exporter's. No GPU among them gives a snapshot without GPUs."""
     samples = list(samples)
-    if any(labels["__name__"].startswith("DCGM_") for labels, _ in samples):
+    if _has_dcgm(samples):
         return _dcgm_snapshot(samples, timestamp)
     return _smi_snapshot(samples, timestamp)
+
+
+def _has_dcgm(samples: list[Sample]) -> bool:
+    return any(labels["__name__"].startswith("DCGM_") for labels, _ in samples)
 
 
 def snapshots_over_time(result: list[dict[str, Any]]) -> list[Snapshot]:
@@ -407,13 +462,27 @@ class PrometheusSource:
         self._url = url.rstrip("/")
         self._selector = selector
         self._query = series_query(selector)
+        self._heartbeat_query = heartbeat_query(selector)
+        self._seen = SeenGpus()
         self._timeout_seconds = timeout_seconds
         self._bearer_token_file = bearer_token_file
 
     async def sample(self) -> Snapshot:
-        """The GPUs as Prometheus last saw them; raises GpuReadError when it cannot tell."""
-        result = await self._api("query", {"query": self._query})
-        samples = ((series["metric"], float(series["value"][1])) for series in result)
+        """The GPUs as Prometheus last saw them, those it no longer hears from as lost; raises
+        GpuReadError when it cannot tell."""
+        result, heartbeats = await asyncio.gather(
+            self._api("query", {"query": self._query}),
+            self._api("query", {"query": self._heartbeat_query}),
+            return_exceptions=True,
+        )
+        if isinstance(result, BaseException):
+            raise result
+        if isinstance(heartbeats, GpuReadError):
+            # Readings without sample times: only a GPU that vanishes is told lost.
+            heartbeats = []
+        elif isinstance(heartbeats, BaseException):
+            raise heartbeats
+        samples = [(series["metric"], float(series["value"][1])) for series in result]
         snapshot = snapshot_from_samples(samples, time.time())
         if not snapshot.gpus:
             message = gettext(
@@ -422,6 +491,10 @@ class PrometheusSource:
             )
             selector = self._selector or gettext("any labels")
             raise self._failure("no_devices", message.format(url=self._url, selector=selector))
+        # The answer's moment on Prometheus' clock, which its sample times are on.
+        now = float(result[0]["value"][0])
+        exporter = "DCGM" if _has_dcgm(samples) else "nvidia_gpu_exporter"
+        self._seen.mark_lost(snapshot, newest_samples(heartbeats), now, exporter)
         return snapshot
 
     async def history(self, start: float, end: float, step_seconds: float) -> list[Snapshot]:
