@@ -444,6 +444,8 @@ describe('the fit check', () => {
     const warning = fitWarning(path, ON_TWO_A5000, fit, trans);
 
     expect(warning.length).toBeLessThanOrEqual(140);
-    expect(warning).toMatch(/^a-very-lo.*….*final\.ipynb needed 21\.9 GiB, 16\.8 GiB/);
+    expect(warning).toMatch(
+      /^a-very-lo.*….*final\.ipynb needed 21\.9 GiB, 16\.8 GiB/
+    );
   });
 });

@@ -1,7 +1,9 @@
 import { expect, test } from '@jupyterlab/galata';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { cutOffTexts, lowContrastTexts } from './layout';
 import {
   fact,
   inspection,
@@ -63,6 +65,15 @@ test.describe('Environment panel', () => {
     await expect(dialog).toContainText('Restart Kernel?');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toHaveCount(0);
+    // The finding, its fix and the restart readable in both themes.
+    for (const theme of ['light', 'dark']) {
+      if (theme === 'dark') {
+        await page.theme.setDarkTheme();
+      }
+      await page.waitForTimeout(300);
+      expect(await lowContrastTexts(panel)).toEqual([]);
+      expect(await cutOffTexts(cpuOnly)).toEqual([]);
+    }
   });
 
   test('a deep check imports torch and asks it about CUDA', async ({
@@ -160,5 +171,50 @@ test.describe('Environment panel', () => {
     const yaml = fs.readFileSync(await file.path(), 'utf-8');
     expect(yaml).toContain('name: torch-cpu\n');
     expect(yaml).toContain('      - torch==2.13.0+cpu\n');
+  });
+
+  test('an environment deleted while the list is open goes from it, without a dialog', async ({
+    page,
+    tmpPath
+  }) => {
+    // A venv and its kernelspec, beside the test kernels' (JUPYTER_PATH).
+    const kernels = path.resolve(__dirname, '..', '.kernels');
+    const prefix = path.join(kernels, 'gone-env');
+    const spec = path.join(kernels, 'jupyter', 'kernels', 'gpu-monitor-gone');
+    execFileSync(path.join(KERNEL_ENVS, 'plain', 'bin', 'python'), [
+      '-m',
+      'venv',
+      '--without-pip',
+      prefix
+    ]);
+    fs.mkdirSync(spec, { recursive: true });
+    fs.writeFileSync(
+      path.join(spec, 'kernel.json'),
+      JSON.stringify({
+        argv: [path.join(prefix, 'bin', 'python'), '-m', 'ipykernel_launcher'],
+        display_name: 'gone',
+        language: 'python'
+      })
+    );
+    try {
+      await openNotebookWith(page, tmpPath, 'gone.ipynb', TORCH_CPU_KERNEL);
+      const panel = await openPanel(page);
+      await panel.getByRole('button', { name: 'Refresh' }).click();
+      const table = panel.getByRole('table', { name: 'Environments' });
+      const row = table.getByRole('button', { name: 'gone-env', exact: true });
+      await expect(row).toBeVisible();
+
+      fs.rmSync(prefix, { recursive: true, force: true });
+      await row.click();
+
+      // Its row says so and the list is read again, without it; no dialog
+      // in the REST API's words, no row left "Reading the packages…".
+      await expect(row).toHaveCount(0);
+      await expect(page.locator('.jp-Dialog')).toHaveCount(0);
+      await expect(table).not.toContainText('Reading the packages');
+    } finally {
+      fs.rmSync(spec, { recursive: true, force: true });
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
   });
 });
