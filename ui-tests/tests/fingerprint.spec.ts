@@ -1,5 +1,5 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
-import * as path from 'path';
+import { join } from 'path';
 
 import {
   DRIFT_ENV,
@@ -70,7 +70,7 @@ test.describe('Environment fingerprint', () => {
       .filter({ hasText: 'numpy 2.2.6 → 2.3.5 since the fingerprint' });
     // Through the kernel's own Python: a bare pip may be another env's.
     await expect(drift.getByRole('code')).toHaveText(
-      `"${path.join(DRIFT_ENV, 'bin', 'python')}" -m pip install "numpy==2.2.6"`
+      `"${join(DRIFT_ENV, 'bin', 'python')}" -m pip install "numpy==2.2.6"`
     );
     await expect(fingerprint.getByRole('status')).toHaveText(
       'The kernel differs from the fingerprint: see the findings.'
