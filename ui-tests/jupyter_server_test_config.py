@@ -50,11 +50,20 @@ TEST_KERNEL_PYTHONS = {
     "gpu-monitor-torch-cpu": KERNEL_ENVS / "torch-cpu" / "bin" / "python",
     "gpu-monitor-drift": TEST_KERNELS / "drift-env" / "bin" / "python",
 }
-for kernel_name, python in TEST_KERNEL_PYTHONS.items():
+TEST_KERNEL_SPECS = {
+    name: ([str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"], "python")
+    for name, python in TEST_KERNEL_PYTHONS.items()
+}
+# A kernel in another language (bash_kernel, a test dependency): the Environment panel must give
+# it no Python fix.
+TEST_KERNEL_SPECS["gpu-monitor-bash"] = (
+    [sys.executable, "-m", "bash_kernel", "-f", "{connection_file}"],
+    "bash",
+)
+for kernel_name, (argv, language) in TEST_KERNEL_SPECS.items():
     spec_dir = TEST_KERNELS / "jupyter" / "kernels" / kernel_name
     spec_dir.mkdir(parents=True, exist_ok=True)
-    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    spec = {"argv": argv, "display_name": kernel_name, "language": "python"}
+    spec = {"argv": argv, "display_name": kernel_name, "language": language}
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
 # Read when the kernelspec manager starts, after this file.
 os.environ["JUPYTER_PATH"] = os.pathsep.join(

@@ -217,4 +217,33 @@ test.describe('Environment panel', () => {
       fs.rmSync(prefix, { recursive: true, force: true });
     }
   });
+
+  test('a bash kernel gets no Python fix and no Deep Check to run', async ({
+    page,
+    tmpPath
+  }) => {
+    await openNotebookWith(page, tmpPath, 'shell.ipynb', 'gpu-monitor-bash');
+    const panel = await openPanel(page);
+
+    await expect(inspection(panel)).toHaveText(
+      "This kernel's language has no in-kernel probe; showing what the server sees."
+    );
+    await expect(fact(panel, 'CUDA usable')).toHaveText(
+      'not asked: not a Python kernel'
+    );
+    await expect(
+      panel.getByRole('button', { name: 'Deep Check' })
+    ).toBeDisabled();
+    await expect(panel).not.toContainText('ipykernel');
+    await expect(panel).not.toContainText(/Deep check\)/);
+    const findings = panel.getByRole('list', { name: 'Findings' });
+    await expect(findings.getByRole('code')).toHaveCount(0);
+    for (const theme of ['light', 'dark']) {
+      if (theme === 'dark') {
+        await page.theme.setDarkTheme();
+      }
+      await page.waitForTimeout(300);
+      expect(await lowContrastTexts(panel)).toEqual([]);
+    }
+  });
 });
