@@ -175,6 +175,9 @@ describe('EnvironmentCatalog', () => {
     // Asked again (a listing that still names it): no second reload.
     await expect(catalog.loadPackages('torch-cpu')).rejects.toThrow();
     expect(server.requests.map(endpoint)).toHaveLength(4);
+    // An export of a deleted environment tells the same.
+    await expect(catalog.exportFile('plain', 'no-builds')).rejects.toThrow();
+    expect(catalog.isGone('plain')).toBe(true);
   });
 
   it('exports environment.yml in the style asked for', async () => {

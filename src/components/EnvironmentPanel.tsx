@@ -1,5 +1,4 @@
 import { Clipboard, showErrorMessage } from '@jupyterlab/apputils';
-import { ServerConnection } from '@jupyterlab/services';
 import {
   ITranslator,
   nullTranslator,
@@ -85,17 +84,11 @@ export class EnvironmentPanel extends WatchingPanel {
       const file = EXPORT_FILES[style];
       downloadFile(text, file.name, file.mediaType);
     } catch (error) {
-      const gone =
-        error instanceof ServerConnection.ResponseError &&
-        error.response.status === 404;
-      // The server's 404 speaks to API clients ("GET envs lists..."): say
-      // what happened in the panel's words, and read the list again.
-      if (gone) {
-        void this._inspector.environments.load(true);
-      }
+      // The server's 404 speaks to API clients ("GET envs lists..."): the
+      // panel's words for a deleted environment (the list is read again).
       await showErrorMessage(
         this._trans.__('Cannot export %1', environment.name),
-        gone
+        this._inspector.environments.isGone(environment.id)
           ? this._trans.__(
               '%1 was deleted since the list was read: it is read again.',
               environment.name

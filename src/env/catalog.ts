@@ -169,16 +169,7 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
     try {
       loaded = await fetchEnvironmentPackages(this._serverSettings, id);
     } catch (error) {
-      if (
-        error instanceof ServerConnection.ResponseError &&
-        error.response.status === 404 &&
-        !this._gone.has(id)
-      ) {
-        // Once: a listing that still names it must not start a loop.
-        this._gone.add(id);
-        this._changed.emit();
-        void this.load(true);
-      }
+      this._noteGone(id, error);
       throw error;
     }
     this._packages.set(id, loaded);
@@ -196,8 +187,30 @@ export class EnvironmentCatalog implements IEnvironmentCatalog {
   /**
    * An environment's environment.yml, requirements.txt or pylock.toml.
    */
-  exportFile(id: string, style: EnvironmentFileStyle): Promise<string> {
-    return fetchEnvironmentFile(this._serverSettings, id, style);
+  async exportFile(id: string, style: EnvironmentFileStyle): Promise<string> {
+    try {
+      return await fetchEnvironmentFile(this._serverSettings, id, style);
+    } catch (error) {
+      this._noteGone(id, error);
+      throw error;
+    }
+  }
+
+  /**
+   * Mark an environment the server answered 404 for as gone, and read the
+   * listing again, once: a listing that still names it must not start a
+   * loop.
+   */
+  private _noteGone(id: string, error: unknown): void {
+    if (
+      error instanceof ServerConnection.ResponseError &&
+      error.response.status === 404 &&
+      !this._gone.has(id)
+    ) {
+      this._gone.add(id);
+      this._changed.emit();
+      void this.load(true);
+    }
   }
 
   /**

@@ -63,19 +63,21 @@ class LostGpus:
         self._known: dict[str, Gpu] = {}
         self._lost: dict[str, Gpu] = {}
         self._lost_at = 0.0
+        # The bus ids to ask for while some are lost; set when one is lost, so that no call of
+        # nvidia-smi reads the driver's folder (on the event loop) again.
+        self._healthy: list[str] | None = None
 
     @property
     def healthy(self) -> list[str] | None:
         """The bus ids to ask nvidia-smi for (``-i``); None to ask for all."""
-        if not self._lost:
-            return None
-        return sorted(bus for bus in self._all_bus_ids() if bus not in self._lost)
+        return self._healthy
 
     def retry_whole(self) -> bool:
         """Whether to try a read of all GPUs again, forgetting the lost ones if so."""
         if not self._lost or time.monotonic() - self._lost_at < self._retry_seconds:
             return False
         self._lost = {}
+        self._healthy = None
         return True
 
     def lose(self, error: GpuReadError) -> bool:
@@ -92,6 +94,7 @@ class LostGpus:
         known = self._known.get(bus, Gpu(index=index, pci_bus_id=bus))
         self._lost[bus] = replace(known, error=gpu_lost(known.index))
         self._lost_at = time.monotonic()
+        self._healthy = sorted(everyone - self._lost.keys())
         return True
 
     def with_lost(self, snapshot: Snapshot) -> Snapshot:
