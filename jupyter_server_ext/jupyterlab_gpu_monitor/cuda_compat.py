@@ -16,6 +16,10 @@ Sources:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .conda.prefix import Project
 
 # CUDA major -> the oldest Linux driver that runs every minor release of it.
 MINOR_COMPATIBILITY_DRIVER = {
@@ -130,13 +134,14 @@ def pytorch_install_command(
     installer: str,
     prefix: str | None = None,
     installed: dict[str, str] | None = None,
-    uv_project: str | None = None,
+    project: Project | None = None,
 ) -> str:
     """The command that puts the torch build matching a driver into the kernel's own
     environment, with the tool that installed torch there (one of INSTALLERS), naming the
     environment (``"<prefix>/bin/python" -m pip``, ``uv pip install --python``, ``conda
-    install -p``), or the uv project whose environment it is (``uv add --project`` with
-    PyTorch's index for torch: in the environment alone, the next ``uv sync`` undoes it).
+    install -p``), or the uv project or pixi workspace whose environment it is (``uv add
+    --project`` with PyTorch's index for torch, ``pixi add``: in the environment alone, the
+    next ``uv sync`` or ``pixi install`` undoes it).
 
     It changes only the torch family: torch and its installed companions, pinned to their
     installed versions of the new build; what they depend on and is already there stays as
@@ -145,7 +150,7 @@ def pytorch_install_command(
     :param prefix: the environment the kernel runs in; the command's own ``pip``/``conda``
         environment when unknown
     :param installed: the installed versions, by distribution name (``torch``, ``torchvision``)
-    :param uv_project: the uv project the environment belongs to, if any
+    :param project: the uv project or pixi workspace the environment belongs to, if any
     """
     if not driver_cuda:
         return (
@@ -158,6 +163,9 @@ def pytorch_install_command(
         for name in TORCH_FAMILY
         if (installed or {}).get(name) or name == "torch"
     }
+    pixi = project if project is not None and project.tool == "pixi" else None
+    if installer == "conda" and pixi:
+        return _pixi_conda_fix(pixi, versions, driver_cuda)
     if installer == "conda":
         # conda-forge builds each release for several CUDA versions: any the driver runs.
         target = f' -p "{prefix}"' if prefix else ""
@@ -174,15 +182,62 @@ def pytorch_install_command(
     specs = " ".join(
         f'"{name}=={version}+{tag}"' if version else name for name, version in versions.items()
     )
-    if installer == "uv" and uv_project:
+    if pixi:
+        return _pixi_pypi_fix(pixi, versions, tag)
+    if installer == "uv" and project:
         index = f"pytorch-{tag}={PYTORCH_INDEX}/{tag}"
-        return f'uv add --project "{uv_project}" {specs} --index {index}'
+        return f'uv add --project "{project.path}" {specs} --index {index}'
     if installer == "uv":
         target = f' --python "{interpreter(prefix)}"' if prefix else ""
         install = f"uv pip install{target}"
     else:
         install = f'"{interpreter(prefix)}" -m pip install' if prefix else "pip install"
     return f"{install} {specs} --index-url {PYTORCH_INDEX}/{tag}"
+
+
+def _pixi_conda_fix(workspace: Project, versions: dict[str, str], driver_cuda: str) -> str:
+    """conda-forge's CUDA build through pixi: the solver picks it only when the workspace
+    declares CUDA (pixi solves for every machine the lock serves, not for this driver), and
+    ``pytorch-gpu`` is conda-forge's name for the CUDA build of pytorch."""
+    feature = _pixi_feature(workspace)
+    flag = f" --feature {workspace.environment}" if feature else ""
+    specs = " ".join(
+        f'"{"pytorch-gpu" if name == "torch" else name}{"==" + version if version else ""}"'
+        for name, version in versions.items()
+    )
+    return (
+        f'pixi manages this environment: in "{workspace.path}", declare the driver\'s CUDA '
+        f'([{_pixi_tables(workspace)}{feature}system-requirements] cuda = "{driver_cuda}"), then '
+        f'run: pixi add --manifest-path "{workspace.path}"{flag} {specs}'
+    )
+
+
+def _pixi_pypi_fix(workspace: Project, versions: dict[str, str], tag: str) -> str:
+    """PyTorch's wheels through pixi: each of the family from PyTorch's index for the build."""
+    feature = _pixi_feature(workspace)
+    flag = f" --environment {workspace.environment}" if feature else ""
+    pins = ", ".join(
+        f'{name} = {{ version = "=={version}", index = "{PYTORCH_INDEX}/{tag}" }}'
+        if version
+        else f'{name} = {{ index = "{PYTORCH_INDEX}/{tag}" }}'
+        for name, version in versions.items()
+    )
+    return (
+        f'pixi manages this environment: in "{workspace.path}", set '
+        f"[{_pixi_tables(workspace)}{feature}pypi-dependencies] {pins}, then run: "
+        f'pixi install --manifest-path "{workspace.path}"{flag}'
+    )
+
+
+def _pixi_tables(workspace: Project) -> str:
+    """A pyproject.toml keeps pixi's tables under ``tool.pixi``."""
+    return "tool.pixi." if workspace.path.endswith("pyproject.toml") else ""
+
+
+def _pixi_feature(workspace: Project) -> str:
+    """A non-default environment's packages go in the feature of its name."""
+    named = workspace.environment not in (None, "default")
+    return f"feature.{workspace.environment}." if named else ""
 
 
 def _no_build_for(driver_cuda: str, torch_version: str) -> str:

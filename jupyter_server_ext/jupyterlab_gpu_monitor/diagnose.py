@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .conda.model import Package
+from .conda.prefix import Project
 from .conda.records import conda_and_pip
 from .contract import constant
 from .cuda_compat import (
@@ -75,8 +76,8 @@ class Facts:
     packages: list[Package] | None = None  # the environment's, conda and pip
     # The tool that made the environment (conda, pixi, venv, uv...: see conda/prefix.py).
     env_manager: str | None = None
-    # The uv project whose environment it is (conda/prefix.py: uv_project_of).
-    uv_project: str | None = None
+    # The uv project or pixi workspace whose environment it is (conda/prefix.py: project_of).
+    project: Project | None = None
     kernelspec_name: str | None = None
     # What the kernelspec runs (argv[0], as jupyter_client runs it) and the environment it names.
     kernelspec_interpreter: str | None = None
@@ -172,7 +173,7 @@ def _install_torch(facts: Facts, driver_cuda: str | None) -> str:
         _torch_installer(facts),
         _running_prefix(facts),
         _torch_family(facts),
-        facts.uv_project,
+        facts.project,
     )
 
 
@@ -184,7 +185,8 @@ def _torch_installer(facts: Facts) -> str:
     conda_torch = any(p.name == "pytorch" and p.installer == "conda" for p in facts.packages or [])
     if not pip_torch and (conda_torch or _conda_env(facts)):
         return "conda"
-    return "uv" if facts.env_manager == "uv" or facts.uv_project else "pip"
+    uv_project = facts.project is not None and facts.project.tool == "uv"
+    return "uv" if facts.env_manager == "uv" or uv_project else "pip"
 
 
 def _conda_env(facts: Facts) -> bool:

@@ -17,7 +17,7 @@ from . import blocking
 from .cells import KernelHistory
 from .conda.discovery import FILES_SECONDS
 from .conda.kernelspecs import launch_of, launched_interpreter
-from .conda.prefix import manager_of, uv_project_of
+from .conda.prefix import manager_of, project_of
 from .conda.records import packages
 from .diagnose import Facts, diagnose, torch_cuda_label
 from .gpu.sampler import Sampler
@@ -114,7 +114,7 @@ async def inspect_kernel(
     prefix = (probe or {}).get("prefix") or (process.prefix if process is not None else None)
     installed = await _read(packages, prefix, key=("prefix", prefix)) if prefix else None
     made_by = await _read(manager_of, prefix, key=("manager", prefix)) if prefix else None
-    project = await _read(uv_project_of, prefix, key=("project", prefix)) if prefix else None
+    project = await _read(project_of, prefix, key=("project", prefix)) if prefix else None
     kernelspec = await _read(kernelspec_launch, manager, key=None)
     snapshot = await sampler.snapshot()
     name = getattr(manager, "kernel_name", None)
@@ -124,7 +124,7 @@ async def inspect_kernel(
         process=process,
         packages=installed,
         env_manager=made_by,
-        uv_project=project,
+        project=project,
         kernelspec_name=name,
         kernelspec_interpreter=kernelspec.interpreter,
         kernelspec_prefix=kernelspec.prefix,

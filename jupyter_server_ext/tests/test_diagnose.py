@@ -3,9 +3,14 @@ probe answers of the shape the probe gives (test_probe.py runs the real one)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
+import tomllib
 from jupyterlab_gpu_monitor.conda.model import Package
-from jupyterlab_gpu_monitor.conda.prefix import uv_project_of
+from jupyterlab_gpu_monitor.conda.prefix import Project, project_of
+from jupyterlab_gpu_monitor.conda.records import packages
 from jupyterlab_gpu_monitor.cuda_compat import (
     interpreter,
     minimum_driver,
@@ -18,6 +23,7 @@ from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
 from jupyterlab_gpu_monitor.kernel_env import KernelProcessFacts
 
+from .conda_layouts import Dist, add_dist_info, make_conda_env
 from .replay import SMI_FIXTURES
 
 
@@ -259,12 +265,12 @@ def test_a_uv_projects_env_is_fixed_in_the_project_with_pytorchs_index(tmp_path)
     # uv pip install in a project's .venv is undone by the next `uv sync` or `uv run`.
     project = tmp_path / "train"
     (project / ".venv").mkdir(parents=True)
-    assert uv_project_of(str(project / ".venv")) is None  # a bare .venv: no project
+    assert project_of(str(project / ".venv")) is None  # a bare .venv: no project
     (project / "pyproject.toml").write_text('[project]\nname = "t"\n\n[tool.uv]\n')
-    assert uv_project_of(str(project / ".venv")) == str(project)
+    assert project_of(str(project / ".venv")) == Project("uv", str(project))
     (project / "pyproject.toml").write_text('[project]\nname = "t"\n')
     (project / "uv.lock").write_text("version = 1\n")
-    assert uv_project_of(str(project / ".venv") + "/") == str(project)
+    assert project_of(str(project / ".venv") + "/") == Project("uv", str(project))
     records = [Package("torch", "2.13.0+cpu", "", "pypi", "pip")]
     process = KernelProcessFacts(1, None, None, str(project / ".venv"), "venv", {})
     facts = Facts(
@@ -273,13 +279,115 @@ def test_a_uv_projects_env_is_fixed_in_the_project_with_pytorchs_index(tmp_path)
         process=process,
         packages=records,
         env_manager="uv",
-        uv_project=str(project),
+        project=Project("uv", str(project)),
     )
     (finding,) = diagnose(facts)
     assert finding.fix == (
         f'uv add --project "{project}" "torch==2.13.0+cu130" '
         "--index pytorch-cu130=https://download.pytorch.org/whl/cu130"
     )
+
+
+def pixi_workspace(folder, manifest: str, environment: str, torch: str) -> str:
+    """A pixi workspace's environment as pixi lays it out: ``.pixi/envs/<name>`` with conda's
+    records and pixi's own (``conda-meta/pixi``), torch from conda-forge (``conda``) or from
+    PyPI through pixi's uv (``pypi``)."""
+    folder.mkdir()
+    tables = "tool.pixi." if manifest == "pyproject.toml" else ""
+    (folder / manifest).write_text(
+        f'[{tables}workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n\n'
+        f'[{tables}dependencies]\npython = "3.12.*"\n'
+    )
+    prefix = folder / ".pixi" / "envs" / environment
+    dists = [Dist("python", "3.12.7", "hc5c86c4_0_cpython")]
+    if torch == "conda":
+        dists += [
+            Dist("pytorch", "2.13.0", "cpu_mkl_py312h_100"),
+            Dist("torchvision", "0.28.0", "cpu_py312h_0"),
+        ]
+    record = {"manifest_path": str(folder / manifest), "environment_name": environment}
+    make_conda_env(prefix, dists, pixi=record)
+    if torch == "pypi":
+        add_dist_info(prefix / "lib/python3.12/site-packages", "torch", "2.13.0+cpu", "uv-pixi")
+    return str(prefix)
+
+
+def apply_manifest_edit(fix: str, manifest) -> dict:
+    """Put the table and keys the fix names into the manifest, as its reader would, and read
+    the manifest back."""
+    table, entries = re.search(r"\[([\w.-]+)\] (.*?)\)?, then run:", fix).groups()
+    keys = re.findall(r'[\w-]+ = (?:\{[^}]*\}|"[^"]*")', entries)
+    manifest.write_text(manifest.read_text() + f"\n[{table}]\n" + "\n".join(keys) + "\n")
+    return tomllib.loads(manifest.read_text())
+
+
+def test_a_pixi_environment_is_fixed_in_its_workspace(tmp_path):
+    # `conda install -p` into .pixi/envs/default is undone by the next `pixi run`, and pixi
+    # solves for the CUDA the workspace declares, not for this machine's driver.
+    prefix = pixi_workspace(tmp_path / "train", "pixi.toml", "default", "conda")
+    workspace = project_of(prefix)
+    assert workspace == Project("pixi", str(tmp_path / "train/pixi.toml"), "default")
+    process = KernelProcessFacts(1, None, None, prefix, "conda", {})
+    facts = Facts(
+        capture(A5000),
+        None,
+        process=process,
+        packages=packages(prefix),
+        env_manager="pixi",
+        project=workspace,
+    )
+    (finding,) = diagnose(facts)
+    manifest = tmp_path / "train" / "pixi.toml"
+    assert finding.fix == (
+        f'pixi manages this environment: in "{manifest}", declare the driver\'s CUDA '
+        '([system-requirements] cuda = "13.1"), then run: '
+        f'pixi add --manifest-path "{manifest}" "pytorch-gpu==2.13.0" "torchvision==0.28.0"'
+    )
+    assert apply_manifest_edit(finding.fix, manifest)["system-requirements"] == {"cuda": "13.1"}
+
+
+def test_a_pixi_environments_pypi_torch_comes_from_pytorchs_index(tmp_path):
+    # A non-default environment of a pyproject.toml workspace, torch from PyPI: its feature's
+    # pypi-dependencies name PyTorch's index for the CUDA build.
+    prefix = pixi_workspace(tmp_path / "train", "pyproject.toml", "gpu", "pypi")
+    manifest = tmp_path / "train" / "pyproject.toml"
+    workspace = project_of(prefix)
+    assert workspace == Project("pixi", str(manifest), "gpu")
+    process = KernelProcessFacts(1, None, None, prefix, "conda", {})
+    facts = Facts(
+        capture(A5000),
+        None,
+        process=process,
+        packages=packages(prefix),
+        env_manager="pixi",
+        project=workspace,
+    )
+    (finding,) = diagnose(facts)
+    assert finding.fix == (
+        f'pixi manages this environment: in "{manifest}", set '
+        "[tool.pixi.feature.gpu.pypi-dependencies] torch = "
+        '{ version = "==2.13.0", index = "https://download.pytorch.org/whl/cu130" }, '
+        f'then run: pixi install --manifest-path "{manifest}" --environment gpu'
+    )
+    edited = apply_manifest_edit(finding.fix, manifest)
+    assert edited["tool"]["pixi"]["feature"]["gpu"]["pypi-dependencies"]["torch"] == {
+        "version": "==2.13.0",
+        "index": "https://download.pytorch.org/whl/cu130",
+    }
+
+
+def test_a_pixi_workspace_is_found_from_its_record_or_its_manifest(tmp_path):
+    prefix = pixi_workspace(tmp_path / "w", "pixi.toml", "default", "conda")
+    # pixi's record names the manifest; without the record, the workspace's own.
+    (tmp_path / "w/.pixi/envs/default/conda-meta/pixi").unlink()
+    assert project_of(prefix) == Project("pixi", str(tmp_path / "w/pixi.toml"), "default")
+    (tmp_path / "w/pixi.toml").rename(tmp_path / "w/pyproject.toml")
+    assert project_of(prefix) is None  # a pyproject.toml without pixi's tables
+    (tmp_path / "w/pyproject.toml").write_text("[tool.pixi.workspace]\n")
+    assert project_of(prefix) == Project("pixi", str(tmp_path / "w/pyproject.toml"), "default")
+    record = tmp_path / "w/.pixi/envs/default/conda-meta/pixi"
+    record.write_text(json.dumps({"manifest_path": str(tmp_path / "gone.toml")}))
+    assert project_of(prefix).path == str(tmp_path / "w/pyproject.toml")
 
 
 def test_an_env_uv_made_is_fixed_with_uv_aimed_at_its_python():

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from jupyterlab_gpu_monitor.conda.prefix import manager_of, uv_project_of
+from jupyterlab_gpu_monitor.conda.prefix import manager_of, project_of
 from jupyterlab_gpu_monitor.conda.records import packages
 from jupyterlab_gpu_monitor.cuda_compat import PYTORCH_INDEX
 from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
@@ -131,7 +131,7 @@ def the_fix(python: Path) -> str:
         process=process,
         packages=packages(prefix),
         env_manager=manager_of(prefix),
-        uv_project=uv_project_of(prefix),
+        project=project_of(prefix),
     )
     (finding,) = [f for f in diagnose(facts) if f.id == "cpu-only-torch"]
     return finding.fix

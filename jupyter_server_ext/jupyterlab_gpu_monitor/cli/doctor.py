@@ -149,7 +149,7 @@ class DoctorApp(ReadingCommand):
 
     def start(self) -> int:
         """0 without an error finding, 1 with one, 2 when the probe cannot run."""
-        from ..conda.prefix import manager_of, uv_project_of
+        from ..conda.prefix import manager_of, project_of
         from ..conda.records import packages
         from ..diagnose import Facts, diagnose
         from ..probe import probe_interpreter
@@ -163,7 +163,7 @@ class DoctorApp(ReadingCommand):
         # What installed what: "installed by both conda and pip", and the fixes' installer.
         installed = packages(probe["prefix"])
         made_by = manager_of(probe["prefix"])
-        project = uv_project_of(probe["prefix"])
+        project = project_of(probe["prefix"])
         findings = [
             replace(
                 finding,
@@ -177,7 +177,7 @@ class DoctorApp(ReadingCommand):
                     probe=probe,
                     packages=installed,
                     env_manager=made_by,
-                    uv_project=project,
+                    project=project,
                 )
             )
         ]

@@ -204,18 +204,60 @@ def manager_of(prefix: str) -> str | None:
     return found.manager if found is not None else None
 
 
-def uv_project_of(prefix: str) -> str | None:
-    """The uv project whose environment ``prefix`` is (``<project>/.venv`` beside a
-    ``uv.lock``, or a ``pyproject.toml`` with a ``[tool.uv]`` table): a change to its packages
-    belongs in the project, or the next ``uv sync`` or ``uv run`` undoes it. None otherwise."""
-    project = os.path.dirname(os.path.normpath(prefix))
-    if os.path.basename(os.path.normpath(prefix)) != ".venv":
+@dataclass(frozen=True)
+class Project:
+    """The project whose tool manages an environment: a change to its packages belongs in the
+    project, or the tool's next sync (``uv sync``, ``uv run``, ``pixi install``, ``pixi run``)
+    undoes it."""
+
+    tool: str  # "uv" or "pixi"
+    # uv: the project's folder; pixi: the workspace's manifest (pixi.toml or pyproject.toml).
+    path: str
+    # pixi: the environment's name in the workspace ("default", "cuda"...).
+    environment: str | None = None
+
+
+def project_of(prefix: str) -> Project | None:
+    """The uv project (``<project>/.venv`` beside a ``uv.lock``, or a ``pyproject.toml`` with a
+    ``[tool.uv]`` table) or pixi workspace (``<workspace>/.pixi/envs/<name>``) whose
+    environment ``prefix`` is; None otherwise."""
+    folder = os.path.normpath(prefix)
+    parts = Path(folder).parts
+    if len(parts) >= 4 and parts[-3:-1] == (".pixi", "envs"):
+        return _pixi_workspace(folder)
+    project = os.path.dirname(folder)
+    if os.path.basename(folder) != ".venv":
         return None
-    if os.path.isfile(os.path.join(project, "uv.lock")):
-        return project
+    if os.path.isfile(os.path.join(project, "uv.lock")) or _has_table(
+        os.path.join(project, "pyproject.toml"), "[tool.uv"
+    ):
+        return Project("uv", project)
+    return None
+
+
+def _pixi_workspace(prefix: str) -> Project | None:
+    """The manifest pixi's record names (``conda-meta/pixi``), else the workspace's own."""
+    environment = os.path.basename(prefix)
+    workspace = str(Path(prefix).parents[2])
     try:
-        with open(os.path.join(project, "pyproject.toml"), encoding="utf-8") as handle:
-            text = handle.read(256 * 1024)
+        with open(os.path.join(prefix, "conda-meta", "pixi"), encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        record = {}
+    if isinstance(record, dict):
+        environment = str(record.get("environment_name") or environment)
+        named = record.get("manifest_path")
+        if isinstance(named, str) and os.path.isfile(named):
+            return Project("pixi", named, environment)
+    if os.path.isfile(os.path.join(workspace, "pixi.toml")):
+        return Project("pixi", os.path.join(workspace, "pixi.toml"), environment)
+    pyproject = os.path.join(workspace, "pyproject.toml")
+    return Project("pixi", pyproject, environment) if _has_table(pyproject, "[tool.pixi") else None
+
+
+def _has_table(toml_file: str, table: str) -> bool:
+    try:
+        with open(toml_file, encoding="utf-8") as handle:
+            return table in handle.read(256 * 1024)
     except (OSError, UnicodeDecodeError):
-        return None
-    return project if "[tool.uv" in text else None
+        return False
