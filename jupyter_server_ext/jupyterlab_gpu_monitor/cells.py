@@ -8,42 +8,116 @@ resolution.
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .gpu.history import History, first_after, first_at
+from .gpu.history import History
 from .kernels import KernelGpuUsage
 from .machine.kernel_usage import KernelUse
 
-# kernel id -> {GPU index: MiB held}, at one read.
-_Holdings = dict[str, dict[int, float]]
-# kernel id -> its processes' CPU since the read before, in percent of one core.
-_Cpu = dict[str, float]
+# The value of a CPU figure at a read that did not measure it (the kernel's first read, or a
+# read it was not seen at).
+_UNMEASURED = math.nan
+
+
+class _Runs:
+    """A figure read after read, kept as its changes: the read number where each run of equal
+    values starts, and the value. A kernel holding 30 GiB for hours, or idle at 0 % CPU, costs
+    one run, not one entry a read."""
+
+    __slots__ = ("starts", "values")
+
+    def __init__(self, starts: array | None = None, values: array | None = None):
+        self.starts = starts if starts is not None else array("q")
+        self.values = values if values is not None else array("d")
+
+    def copy(self) -> _Runs:
+        return _Runs(self.starts[:], self.values[:])
+
+    def last(self, default: float) -> float:
+        return self.values[-1] if self.values else default
+
+    def set(self, read: int, value: float) -> None:
+        """The value from this read on (reads come in order)."""
+        if self.values:
+            last = self.values[-1]
+            if last == value or (math.isnan(last) and math.isnan(value)):
+                return
+        self.starts.append(read)
+        self.values.append(value)
+
+    def at(self, read: int, default: float) -> float:
+        position = bisect_right(self.starts, read) - 1
+        return self.values[position] if position >= 0 else default
+
+    def forget_before(self, read: int) -> None:
+        """Drop the runs that end before this read: the one it falls in stays."""
+        keep = bisect_right(self.starts, read) - 1
+        if keep > 0:
+            del self.starts[:keep]
+            del self.values[:keep]
+
+
+class _Kernel:
+    """One kernel's figures: its CPU and, per GPU index, the MiB it held (0 where none)."""
+
+    __slots__ = ("cpu", "last_seen", "memory")
+
+    def __init__(self) -> None:
+        self.cpu = _Runs()
+        self.memory: dict[int, _Runs] = {}
+        self.last_seen = -1  # the read number it was last seen at
+
+    def copy(self) -> _Kernel:
+        twin = _Kernel()
+        twin.cpu = self.cpu.copy()
+        twin.memory = {gpu: runs.copy() for gpu, runs in self.memory.items()}
+        twin.last_seen = self.last_seen
+        return twin
+
+    def active(self) -> bool:
+        """Whether its last figures are anything but unmeasured and nothing held: a kernel
+        that is not, and is not seen at a read, costs nothing there."""
+        return not math.isnan(self.cpu.last(_UNMEASURED)) or any(
+            runs.last(0.0) for runs in self.memory.values()
+        )
+
+    def held_at(self, read: int) -> dict[int, float]:
+        held = {gpu: runs.at(read, 0.0) for gpu, runs in self.memory.items()}
+        return {gpu: mib for gpu, mib in held.items() if mib}
 
 
 class KernelHistory:
     """Per read, the GPU memory each kernel held and its CPU; bounded like the Sampler's
-    History."""
+    History. Reads are numbered from the first; each kernel keeps its figures' changes, so
+    what it costs grows with how often they change, not with the reads."""
 
     def __init__(self, history_seconds: float, interval_seconds: float):
         self.history_seconds = history_seconds
         self.interval_seconds = interval_seconds
-        self._points: deque[tuple[float, _Holdings, _Cpu]] = deque(
-            maxlen=max(1, math.ceil(history_seconds / interval_seconds))
-        )
+        self.capacity = max(1, math.ceil(history_seconds / interval_seconds))
+        # The reads' times; those before ``_head`` have aged out and go in batches.
+        self._times = array("d")
+        self._head = 0
+        self._first_read = 0  # the number of the read at self._times[0]
+        self._kernels: dict[str, _Kernel] = {}
+        self._active: set[str] = set()
 
     def __len__(self) -> int:
-        return len(self._points)
+        return len(self._times) - self._head
 
-    def copy(self) -> KernelHistory:
-        """A copy to read in a worker thread while this one goes on recording (see
-        ``History.copy``)."""
+    def copy(self, kernel_id: str) -> KernelHistory:
+        """A copy of the reads and one kernel's figures, to read in a worker thread while this
+        one goes on recording (see ``History.copy``)."""
         twin = KernelHistory(self.history_seconds, self.interval_seconds)
-        twin._points = self._points.copy()
+        twin._times = self._times[self._head :]
+        twin._first_read = self._first_read + self._head
+        if kernel_id in self._kernels:
+            twin._kernels[kernel_id] = self._kernels[kernel_id].copy()
         return twin
 
     def append(
@@ -53,51 +127,93 @@ class KernelHistory:
         machine_use: Mapping[str, KernelUse],
     ) -> None:
         """Record one read's per-kernel GPU memory and CPU."""
-        holdings: _Holdings = {}
+        read = self._first_read + len(self._times)
+        self._times.append(timestamp)
+        held: dict[str, dict[int, float]] = {}
         for entry in usage:
-            holdings.setdefault(entry.kernel_id, {})[entry.gpu_index] = entry.memory_used_mib
-        cpu = {
-            kernel_id: use.cpu_percent
-            for kernel_id, use in machine_use.items()
-            if use.cpu_percent is not None
+            held.setdefault(entry.kernel_id, {})[entry.gpu_index] = entry.memory_used_mib
+        seen = held.keys() | {
+            kernel_id for kernel_id, use in machine_use.items() if use.cpu_percent is not None
         }
-        self._points.append((timestamp, holdings, cpu))
-        while self._points and self._points[0][0] < timestamp - self.history_seconds:
-            self._points.popleft()
+        for kernel_id in seen | self._active:
+            kernel = self._kernels.get(kernel_id)
+            if kernel is None:
+                kernel = self._kernels[kernel_id] = _Kernel()
+            use = machine_use.get(kernel_id)
+            cpu = use.cpu_percent if use is not None else None
+            kernel.cpu.set(read, _UNMEASURED if cpu is None else cpu)
+            holdings = held.get(kernel_id, {})
+            for gpu in kernel.memory.keys() | holdings.keys():
+                kernel.memory.setdefault(gpu, _Runs()).set(read, holdings.get(gpu, 0.0))
+            if kernel_id in seen:
+                kernel.last_seen = read
+            if kernel.active():
+                self._active.add(kernel_id)
+            else:
+                self._active.discard(kernel_id)
+        self._age(timestamp)
+
+    def _age(self, now: float) -> None:
+        """Let the reads older than the history go, and with them, every capacity reads, the
+        figures only they needed."""
+        oldest = max(len(self._times) - self.capacity, self._head)
+        while oldest < len(self._times) and self._times[oldest] < now - self.history_seconds:
+            oldest += 1
+        self._head = oldest
+        if self._head < self.capacity:
+            return
+        del self._times[: self._head]
+        self._first_read += self._head
+        self._head = 0
+        for kernel_id, kernel in list(self._kernels.items()):
+            if kernel.last_seen < self._first_read and kernel_id not in self._active:
+                del self._kernels[kernel_id]
+                continue
+            kernel.cpu.forget_before(self._first_read)
+            for runs in kernel.memory.values():
+                runs.forget_before(self._first_read)
 
     def knows(self, kernel_id: str) -> bool:
         """Whether a read still kept saw the kernel."""
-        return any(kernel_id in holdings or kernel_id in cpu for _, holdings, cpu in self._points)
+        kernel = self._kernels.get(kernel_id)
+        return kernel is not None and kernel.last_seen >= self._first_read + self._head
+
+    def _reads(self, start: float, end: float) -> range:
+        """The positions in ``_times`` of the reads from start to end."""
+        low = bisect_left(self._times, start, self._head)
+        return range(low, bisect_right(self._times, end, low))
 
     def held_between(
         self, kernel_id: str, start: float, end: float
     ) -> dict[float, dict[int, float]]:
         """Read time -> {GPU index: MiB} the kernel held, for the reads from start to end."""
+        kernel = self._kernels.get(kernel_id, _Kernel())
         return {
-            timestamp: holdings.get(kernel_id, {})
-            for timestamp, holdings, _cpu in self._between(start, end)
+            self._times[position]: kernel.held_at(self._first_read + position)
+            for position in self._reads(start, end)
         }
 
     def cpu_between(self, kernel_id: str, start: float, end: float) -> list[float]:
         """The kernel's CPU (percent of one core) at each read from start to end that
         measured it."""
-        return [cpu[kernel_id] for _, _, cpu in self._between(start, end) if kernel_id in cpu]
-
-    def _between(self, start: float, end: float) -> Iterator[tuple[float, _Holdings, _Cpu]]:
-        for point in itertools.islice(self._points, first_at(self._points, start), None):
-            if point[0] > end:
-                break
-            yield point
+        kernel = self._kernels.get(kernel_id)
+        if kernel is None:
+            return []
+        values = (
+            kernel.cpu.at(self._first_read + position, _UNMEASURED)
+            for position in self._reads(start, end)
+        )
+        return [value for value in values if not math.isnan(value)]
 
     def held_before(
         self, kernel_id: str, timestamp: float, within: float
     ) -> dict[int, float] | None:
         """{GPU index: MiB} the kernel held at the last read at or before ``timestamp``; None
         when no read was made in the ``within`` seconds before it (nobody watched)."""
-        position = first_after(self._points, timestamp) - 1
-        if position < 0 or self._points[position][0] < timestamp - within:
+        position = bisect_right(self._times, timestamp, self._head) - 1
+        if position < self._head or self._times[position] < timestamp - within:
             return None
-        return self._points[position][1].get(kernel_id, {})
+        return self._kernels.get(kernel_id, _Kernel()).held_at(self._first_read + position)
 
 
 # How many times over the reads of the history one request's spans may cover. A kernel runs

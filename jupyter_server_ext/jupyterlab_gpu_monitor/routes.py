@@ -330,7 +330,7 @@ class KernelSpansHandler(GpuMonitorHandler):
         await self.sampler.snapshot()
         # Copies, read in a thread: an hour-long cell on 8 GPUs is tens of thousands of values.
         history = self.sampler.history.copy()
-        memory = kernel_history.copy()
+        memory = kernel_history.copy(kernel_id)
         try:
             answer = await blocking.run(
                 blocking.REQUESTS,

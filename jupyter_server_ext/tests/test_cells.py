@@ -4,13 +4,14 @@ its utilisation and the kernel's processes changing from read to read."""
 from __future__ import annotations
 
 import copy
+import random
 
 import pytest
 from jupyterlab_gpu_monitor.cells import KernelHistory, Span, SpansTooCostly, attribute
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import GpuProcess
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernels import RunningKernel, kernel_usage
+from jupyterlab_gpu_monitor.kernels import KernelGpuUsage, RunningKernel, kernel_usage
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
 
 from .replay import SMI_FIXTURES
@@ -190,3 +191,104 @@ def test_spans_covering_the_history_more_than_twice_are_refused_before_any_work(
     assert len(attribute(KERNEL, [whole] * 2, small, KernelHistory(60, 1.0))) == 2
     with pytest.raises(SpansTooCostly, match="cover 180 reads together; at most 123"):
         attribute(KERNEL, [whole] * 3, small, KernelHistory(60, 1.0))
+
+
+class PlainKernelHistory:
+    """What KernelHistory answers, said plainly: every read's holdings and CPU, kept whole, as
+    many reads as the history has room for, none older than it."""
+
+    def __init__(self, history_seconds: float):
+        self.history_seconds = history_seconds
+        self.capacity = int(history_seconds)  # one read a second
+        self.reads: list[tuple[float, dict, dict]] = []
+
+    def append(self, timestamp, usage, machine_use):
+        holdings: dict = {}
+        for entry in usage:
+            if entry.memory_used_mib:
+                holdings.setdefault(entry.kernel_id, {})[entry.gpu_index] = entry.memory_used_mib
+        cpu = {k: u.cpu_percent for k, u in machine_use.items() if u.cpu_percent is not None}
+        seen = {entry.kernel_id for entry in usage} | cpu.keys()
+        self.reads.append((timestamp, holdings, cpu, seen))
+        self.reads = [r for r in self.reads if r[0] >= timestamp - self.history_seconds]
+        del self.reads[: -self.capacity]
+
+    def held_between(self, kernel, start, end):
+        return {t: h.get(kernel, {}) for t, h, _, _ in self.reads if start <= t <= end}
+
+    def cpu_between(self, kernel, start, end):
+        return [c[kernel] for t, _, c, _ in self.reads if start <= t <= end and kernel in c]
+
+    def held_before(self, kernel, timestamp, within):
+        before = [r for r in self.reads if r[0] <= timestamp]
+        if not before or before[-1][0] < timestamp - within:
+            return None
+        return before[-1][1].get(kernel, {})
+
+    def knows(self, kernel):
+        return any(kernel in seen for *_, seen in self.reads)
+
+
+def test_the_kept_changes_answer_as_every_read_kept_whole():
+    # Kernels that start, hold memory on one GPU then two, sit idle, lose their CPU figure for
+    # a read and shut down while holding memory, over three times the history: the history
+    # keeps only changes, and forgets in batches, yet answers as the plain record does.
+    rng = random.Random(7)
+    kernels = [f"{n:08x}-0000-4000-8000-000000000000" for n in range(6)]
+    kept = KernelHistory(history_seconds=60, interval_seconds=1.0)
+    plain = PlainKernelHistory(history_seconds=60)
+    alive = {kernel: True for kernel in kernels}
+    held = {kernel: {} for kernel in kernels}
+    for second in range(200):
+        t = T0 + second + rng.random() * 0.2
+        usage, use = [], {}
+        for kernel in kernels:
+            if rng.random() < 0.02:
+                alive[kernel] = not alive[kernel]
+            if not alive[kernel]:
+                continue
+            if rng.random() < 0.1:
+                held[kernel] = {
+                    gpu: rng.choice([0.0, 512.0, 20480.0]) for gpu in rng.sample([0, 1], 2)[:2]
+                }
+            for gpu, mib in held[kernel].items():
+                usage.append(KernelGpuUsage(kernel, None, gpu, None, None, mib, None))
+            cpu = None if rng.random() < 0.05 else rng.choice([0.0, 0.0, 1.0, 97.5])
+            use[kernel] = KernelUse(cpu, 900, 1)
+        kept.append(t, usage, use)
+        plain.append(t, usage, use)
+        if second % 7:
+            continue
+        low, high = sorted(T0 + rng.uniform(second - 90, second + 2) for _ in range(2))
+        for kernel in [*kernels, "never-seen"]:
+            assert kept.held_between(kernel, low, high) == plain.held_between(kernel, low, high)
+            assert kept.cpu_between(kernel, low, high) == plain.cpu_between(kernel, low, high)
+            assert kept.held_before(kernel, high, 2.0) == plain.held_before(kernel, high, 2.0)
+            assert kept.knows(kernel) == plain.knows(kernel)
+            twin = kept.copy(kernel)
+            assert twin.held_between(kernel, low, high) == plain.held_between(kernel, low, high)
+        assert len(kept) == len(plain.reads)
+
+
+def test_a_kernel_shut_down_while_holding_memory_holds_nothing_after_and_is_forgotten():
+    _, memory = record(
+        [(s, {"util": [90, 0], "procs": [(0, KERNEL, 8000)] if s < 5 else []}) for s in range(70)]
+    )
+    assert memory.held_before(KERNEL, T0 + 4, 2) == {0: 8000}
+    assert memory.held_before(KERNEL, T0 + 6, 2) == {}
+    # An hour's history still knows it; one of a minute has let its reads go.
+    assert memory.knows(KERNEL)
+    short = KernelHistory(history_seconds=60, interval_seconds=1.0)
+    for second in range(200):
+        usage = memory.held_between(KERNEL, T0 + second, T0 + second)
+        short.append(
+            T0 + second,
+            [
+                KernelGpuUsage(KERNEL, None, gpu, None, None, mib, None)
+                for held in usage.values()
+                for gpu, mib in held.items()
+            ],
+            {},
+        )
+    assert not short.knows(KERNEL)
+    assert short.held_between(KERNEL, T0, T0 + 200) == {T0 + s: {} for s in range(140, 200)}
