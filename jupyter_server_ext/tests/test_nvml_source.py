@@ -3,6 +3,7 @@ a stand-in device table for what only a GPU can show (unsupported fields, a lost
 
 from __future__ import annotations
 
+from collections import deque
 from types import SimpleNamespace
 
 import pynvml
@@ -102,7 +103,9 @@ class StandInNvml:
     def _answer(self, handle: dict, key: str):
         value = handle[key]
         if isinstance(value, pynvml.NVMLError):
-            raise value
+            # A new error per call, as pynvml raises: raising the table's own instance again
+            # would lengthen its traceback at every read and keep every read's frames alive.
+            raise pynvml.NVMLError(value.value)
         return value
 
     def nvmlInit(self):
@@ -163,7 +166,8 @@ class StandInNvml:
 
     def nvmlDeviceGetProcessUtilization(self, handle, since):
         """The samples newer than ``since`` (µs), NOT_FOUND when there are none, as NVML."""
-        handle.setdefault("utilization_asked_since", []).append(since)
+        # The last few asked, for the tests: a benchmark reads for hours.
+        handle.setdefault("utilization_asked_since", deque(maxlen=8)).append(since)
         newer = [s for s in self._answer(handle, "ProcessUtilization") if s.timeStamp > since]
         if not newer:
             raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
@@ -309,7 +313,7 @@ async def test_each_process_gets_its_share_of_the_gpu_since_the_read_before():
     assert [(p.pid, p.utilization_gpu) for p in gpu.processes] == [(4242, 85), (4343, 0)]
     # The next read asks for what came after the newest sample: nothing ran since.
     (gpu,) = (await source.sample()).gpus
-    assert device["utilization_asked_since"] == [0, 5_166_000]
+    assert list(device["utilization_asked_since"]) == [0, 5_166_000]
     assert [p.utilization_gpu for p in gpu.processes] == [0, 0]
     unsupported = a100_device(ProcessUtilization=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED))
     (gpu,) = (await NvmlSource(nvml=StandInNvml([unsupported])).sample()).gpus
