@@ -54,6 +54,18 @@ class _Runs:
         position = bisect_right(self.starts, read) - 1
         return self.values[position] if position >= 0 else default
 
+    def over(self, first: int, count: int, default: float) -> list[float]:
+        """The values at ``count`` reads from ``first``: one search, then a walk."""
+        run = bisect_right(self.starts, first) - 1
+        value = self.values[run] if run >= 0 else default
+        values = []
+        for read in range(first, first + count):
+            while run + 1 < len(self.starts) and self.starts[run + 1] <= read:
+                run += 1
+                value = self.values[run]
+            values.append(value)
+        return values
+
     def forget_before(self, read: int) -> None:
         """Drop the runs that end before this read: the one it falls in stays."""
         keep = bisect_right(self.starts, read) - 1
@@ -187,10 +199,13 @@ class KernelHistory:
         self, kernel_id: str, start: float, end: float
     ) -> dict[float, dict[int, float]]:
         """Read time -> {GPU index: MiB} the kernel held, for the reads from start to end."""
+        reads = self._reads(start, end)
         kernel = self._kernels.get(kernel_id, _Kernel())
+        first = self._first_read + reads.start
+        columns = [(gpu, runs.over(first, len(reads), 0.0)) for gpu, runs in kernel.memory.items()]
         return {
-            self._times[position]: kernel.held_at(self._first_read + position)
-            for position in self._reads(start, end)
+            self._times[position]: {gpu: column[n] for gpu, column in columns if column[n]}
+            for n, position in enumerate(reads)
         }
 
     def cpu_between(self, kernel_id: str, start: float, end: float) -> list[float]:
@@ -199,10 +214,8 @@ class KernelHistory:
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
             return []
-        values = (
-            kernel.cpu.at(self._first_read + position, _UNMEASURED)
-            for position in self._reads(start, end)
-        )
+        reads = self._reads(start, end)
+        values = kernel.cpu.over(self._first_read + reads.start, len(reads), _UNMEASURED)
         return [value for value in values if not math.isnan(value)]
 
     def held_before(
