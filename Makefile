@@ -148,6 +148,8 @@ bench: install
 	python bench/sampler.py
 	python bench/join.py
 	python bench/cells.py
+	python bench/kernel_history.py
+	python bench/machine_read.py
 	python bench/envs.py
 	python bench/metrics.py
 	jlpm build:prod

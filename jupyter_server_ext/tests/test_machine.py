@@ -10,10 +10,11 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.machine.cgroup import Cgroup
+from jupyterlab_gpu_monitor.machine.cgroup import LIMITS_SECONDS, Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
 from jupyterlab_gpu_monitor.machine.model import MIB, rate_window
+from jupyterlab_gpu_monitor.machine.proc_files import DISKS_SECONDS, DiskCounters, read_meminfo
 
 from . import cgroup_layouts as layouts
 
@@ -54,6 +55,21 @@ def test_v2_limits_are_read_in_a_private_namespace_and_by_the_whole_path(tmp_pat
 def test_v2_without_limits_says_none(tmp_path):
     reading = Cgroup.locate(layouts.v2_docker(tmp_path, "max", "max 100000")).read()
     assert reading.memory_limit_bytes is None and reading.cpu_quota_cores is None
+
+
+def test_a_resized_container_shows_its_new_limit_within_the_limits_time(tmp_path):
+    # `docker update --memory=4g --cpus=1` on a running container: the usage is read at every
+    # read, the limits within LIMITS_SECONDS (a limit rarely changes; its files cost each read).
+    system = layouts.v2_docker(tmp_path, str(8 * GIB), "200000 100000")
+    cgroup = Cgroup.locate(system)
+    assert cgroup.read(now=100.0).memory_limit_bytes == 8 * GIB
+    (system / "sys/fs/cgroup/memory.max").write_text(f"{4 * GIB}\n")
+    (system / "sys/fs/cgroup/cpu.max").write_text("100000 100000\n")
+    (system / "sys/fs/cgroup/memory.current").write_text(f"{2 * GIB}\n")
+    soon = cgroup.read(now=100.0 + LIMITS_SECONDS / 2)
+    assert soon.memory_used_bytes == 3 * GIB // 2  # 2 GiB less the inactive cache
+    later = cgroup.read(now=100.0 + LIMITS_SECONDS)
+    assert (later.memory_limit_bytes, later.cpu_quota_cores) == (4 * GIB, 1.0)
 
 
 def test_no_cgroup_to_read_is_none(tmp_path):
@@ -210,3 +226,44 @@ def test_a_kernel_that_is_gone_uses_nothing():
     gone = subprocess.Popen(["true"])
     gone.wait()
     assert reader.read({"gone": gone.pid})["gone"].processes == 0
+
+
+def test_memory_and_swap_from_one_meminfo_read_are_psutils():
+    memory = read_meminfo(Path("/"))
+    if memory is None:
+        pytest.skip("no /proc/meminfo with MemAvailable here")
+    host, swap = psutil.virtual_memory(), psutil.swap_memory()
+    assert (memory.total, memory.swap_total) == (host.total, swap.total)
+    assert memory.used == pytest.approx(host.total - host.available, rel=0.05)
+    assert memory.swap_used == pytest.approx(swap.used, abs=64 * MIB)
+
+
+def test_disk_counters_sum_the_whole_disks_psutil_sums(tmp_path):
+    mine = DiskCounters(Path("/")).read()
+    theirs = psutil.disk_io_counters()
+    if mine is None or theirs is None:
+        pytest.skip("no disk counters here")
+    # Counters only grow: psutil, asked second, has at least what was read first.
+    assert 0 <= mine[0] <= theirs.read_bytes and 0 <= mine[1] <= theirs.write_bytes
+    assert theirs.read_bytes - mine[0] < 64 * MIB
+
+
+def test_a_disk_attached_counts_within_the_disks_time(tmp_path):
+    # A partition's sectors are already its disk's; a disk attached shows within DISKS_SECONDS.
+    (tmp_path / "sys/block/sda").mkdir(parents=True)
+    (tmp_path / "sys/block/cciss!c0d0").mkdir()
+    (tmp_path / "proc").mkdir()
+    diskstats = tmp_path / "proc/diskstats"
+    lines = [
+        "   8       0 sda 100 0 2000 0 50 0 1000 0 0 0 0",
+        "   8       1 sda1 90 0 1800 0 40 0 800 0 0 0 0",
+        " 104       0 cciss/c0d0 10 0 20 0 5 0 10 0 0 0 0",
+    ]
+    diskstats.write_text("\n".join(lines) + "\n")
+    disks = DiskCounters(tmp_path)
+    assert disks.read(now=0.0) == (2020 * 512, 1010 * 512)
+    (tmp_path / "sys/block/nvme0n1").mkdir()
+    lines.append(" 259       0 nvme0n1 1 0 8 0 1 0 8 0 0 0 0")
+    diskstats.write_text("\n".join(lines) + "\n")
+    assert disks.read(now=DISKS_SECONDS / 2) == (2020 * 512, 1010 * 512)
+    assert disks.read(now=DISKS_SECONDS) == (2028 * 512, 1018 * 512)

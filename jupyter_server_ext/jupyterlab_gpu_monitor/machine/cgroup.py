@@ -7,13 +7,18 @@ count it: the cgroup's usage less its inactive file cache, which the kernel recl
 kills anything.
 
 The files are found once, from ``/proc/self/cgroup`` and ``/proc/self/mountinfo`` under a root
-folder (``/`` on a live machine, a fixture tree in the tests), and read at each read.
+folder (``/`` on a live machine, a fixture tree in the tests). What is used is read at each read;
+the limits, which change only when someone resizes the container, every ``LIMITS_SECONDS``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+# How long a limit read stands: `docker update --memory` or a resized pod shows within this.
+LIMITS_SECONDS = 30.0
 
 # A v1 limit at or above this is "no limit": the kernel writes PAGE_COUNTER_MAX rounded down to
 # a page (9223372036854771712 on x86-64).
@@ -51,6 +56,9 @@ class Cgroup:
     version: int
     # Controller ("memory", "cpu", "cpuacct"; "" for v2) -> its folder.
     folders: dict[str, Path]
+    # The limits last read, and when (time.monotonic()).
+    _limits: CgroupReading | None = field(default=None, repr=False)
+    _limits_at: float = field(default=0.0, repr=False)
 
     @staticmethod
     def locate(root: Path = Path("/")) -> Cgroup | None:
@@ -73,9 +81,18 @@ class Cgroup:
             return Cgroup(2, {"": folder}) if folder is not None else None
         return None
 
-    def read(self) -> CgroupReading:
-        """What the cgroup allows and uses now."""
-        return _read_v2(self.folders[""]) if self.version == 2 else _read_v1(self.folders)
+    def read(self, now: float | None = None) -> CgroupReading:
+        """What the cgroup allows (as read within LIMITS_SECONDS) and uses now."""
+        now = time.monotonic() if now is None else now
+        if self._limits is None or now - self._limits_at >= LIMITS_SECONDS:
+            self._limits = (
+                _limits_v2(self.folders[""]) if self.version == 2 else _limits_v1(self.folders)
+            )
+            self._limits_at = now
+        limits = self._limits
+        if self.version == 2:
+            return _used_v2(self.folders[""], limits)
+        return _used_v1(self.folders, limits)
 
 
 def _memberships(root: Path) -> dict[str, str] | None:
@@ -169,46 +186,57 @@ def _less(total: int | None, part: int | None) -> int | None:
     return None if total is None else max(0, total - (part or 0))
 
 
-def _read_v2(folder: Path) -> CgroupReading:
+def _limits_v2(folder: Path) -> CgroupReading:
     reading = CgroupReading(version=2)
     reading.memory_limit_bytes = _limit_v2(folder, "memory.max")
-    reading.memory_used_bytes = _less(
-        _int(folder, "memory.current"), _stat(folder, "memory.stat").get("inactive_file")
-    )
     reading.swap_limit_bytes = _limit_v2(folder, "memory.swap.max")
-    reading.swap_used_bytes = _int(folder, "memory.swap.current")
     quota, _, period = (_text(folder, "cpu.max") or "").partition(" ")
     if quota.isdigit() and period.strip().isdigit() and int(period) > 0:
         reading.cpu_quota_cores = int(quota) / int(period)
+    return reading
+
+
+def _used_v2(folder: Path, limits: CgroupReading) -> CgroupReading:
+    reading = replace(limits)
+    reading.memory_used_bytes = _less(
+        _int(folder, "memory.current"), _stat(folder, "memory.stat").get("inactive_file")
+    )
+    reading.swap_used_bytes = _int(folder, "memory.swap.current")
     usage = _stat(folder, "cpu.stat").get("usage_usec")
     reading.cpu_usage_seconds = usage / 1e6 if usage is not None else None
     return reading
 
 
-def _read_v1(folders: dict[str, Path]) -> CgroupReading:
+def _limits_v1(folders: dict[str, Path]) -> CgroupReading:
     reading = CgroupReading(version=1)
     memory = folders.get("memory")
     if memory is not None:
         limit = _int(memory, "memory.limit_in_bytes")
         reading.memory_limit_bytes = limit if limit is not None and limit < _V1_UNLIMITED else None
-        reading.memory_used_bytes = _less(
-            _int(memory, "memory.usage_in_bytes"),
-            _stat(memory, "memory.stat").get("total_inactive_file"),
-        )
         # memsw counts memory and swap together; without swap accounting the files are absent.
         both = _int(memory, "memory.memsw.limit_in_bytes")
         if both is not None and both < _V1_UNLIMITED and reading.memory_limit_bytes is not None:
             reading.swap_limit_bytes = max(0, both - reading.memory_limit_bytes)
-        used_both = _int(memory, "memory.memsw.usage_in_bytes")
-        usage = _int(memory, "memory.usage_in_bytes")
-        if used_both is not None and usage is not None:
-            reading.swap_used_bytes = max(0, used_both - usage)
     cpu = folders.get("cpu")
     if cpu is not None:
         quota = _int(cpu, "cpu.cfs_quota_us")
         period = _int(cpu, "cpu.cfs_period_us")
         if quota is not None and quota > 0 and period:
             reading.cpu_quota_cores = quota / period
+    return reading
+
+
+def _used_v1(folders: dict[str, Path], limits: CgroupReading) -> CgroupReading:
+    reading = replace(limits)
+    memory = folders.get("memory")
+    if memory is not None:
+        usage = _int(memory, "memory.usage_in_bytes")
+        reading.memory_used_bytes = _less(
+            usage, _stat(memory, "memory.stat").get("total_inactive_file")
+        )
+        used_both = _int(memory, "memory.memsw.usage_in_bytes")
+        if used_both is not None and usage is not None:
+            reading.swap_used_bytes = max(0, used_both - usage)
     cpuacct = folders.get("cpuacct")
     if cpuacct is not None:
         usage = _int(cpuacct, "cpuacct.usage")

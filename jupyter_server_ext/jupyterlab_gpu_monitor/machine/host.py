@@ -20,6 +20,7 @@ import psutil
 
 from .cgroup import Cgroup, CgroupReading
 from .model import MIB, MachineReading
+from .proc_files import DiskCounters, Memory, read_meminfo
 
 
 @dataclass
@@ -41,7 +42,9 @@ class MachineReader:
         max_rate_seconds: float = math.inf,
     ):
         self._root_dir = root_dir
+        self._system_root = system_root
         self._cgroup = Cgroup.locate(system_root)
+        self._disks = DiskCounters(system_root)
         self._previous: _Counters | None = None
         # Rates over a longer time than this are none (see model.rate_window).
         self._max_rate_seconds = max_rate_seconds
@@ -49,12 +52,15 @@ class MachineReader:
     def read(self) -> MachineReading:
         """The machine now."""
         now = time.monotonic()
-        cgroup = self._cgroup.read() if self._cgroup is not None else None
-        host_memory = psutil.virtual_memory()
+        cgroup = self._cgroup.read(now) if self._cgroup is not None else None
+        memory = read_meminfo(self._system_root)
+        disk = self._disks.read(now)
+        if disk is None:
+            disk = _counter_pair(psutil.disk_io_counters, "read_bytes", "write_bytes")
         counters = _Counters(
             at=now,
             cpu_seconds=cgroup.cpu_usage_seconds if cgroup is not None else None,
-            disk=_counter_pair(psutil.disk_io_counters, "read_bytes", "write_bytes"),
+            disk=disk,
             network=_counter_pair(psutil.net_io_counters, "bytes_recv", "bytes_sent"),
         )
         previous, self._previous = self._previous, counters
@@ -71,8 +77,8 @@ class MachineReader:
             cpu_cores=float(psutil.cpu_count() or 1),
             cpu_core_percents=per_core,
             memory_scope="host",
-            memory_used_mib=(host_memory.total - host_memory.available) / MIB,
-            memory_total_mib=host_memory.total / MIB,
+            memory_used_mib=None,
+            memory_total_mib=None,
             swap_used_mib=None,
             swap_total_mib=None,
             disk_read_bytes_per_second=_rate(previous and previous.disk, counters.disk, 0, elapsed),
@@ -89,21 +95,11 @@ class MachineReader:
             root_dir_free_mib=None,
             root_dir_total_mib=None,
         )
-        self._fill_swap(reading)
+        total = _fill_memory(reading, memory)
         self._fill_root_dir(reading)
         if cgroup is not None:
-            _limit_to_container(reading, cgroup, host_memory.total, previous, counters, elapsed)
+            _limit_to_container(reading, cgroup, total, previous, counters, elapsed)
         return reading
-
-    @staticmethod
-    def _fill_swap(reading: MachineReading) -> None:
-        try:
-            swap = psutil.swap_memory()
-        except (OSError, RuntimeError) as error:  # no /proc/swaps, some containers
-            reading.unavailable["swap_used_mib"] = str(error)
-            return
-        reading.swap_used_mib = swap.used / MIB
-        reading.swap_total_mib = swap.total / MIB
 
     def _fill_root_dir(self, reading: MachineReading) -> None:
         try:
@@ -113,6 +109,27 @@ class MachineReader:
             return
         reading.root_dir_free_mib = usage.free / MIB
         reading.root_dir_total_mib = usage.total / MIB
+
+
+def _fill_memory(reading: MachineReading, memory: Memory | None) -> int:
+    """The node's memory and swap, from /proc/meminfo, else psutil's; its total in bytes."""
+    if memory is not None:
+        reading.memory_used_mib = memory.used / MIB
+        reading.memory_total_mib = memory.total / MIB
+        reading.swap_used_mib = memory.swap_used / MIB
+        reading.swap_total_mib = memory.swap_total / MIB
+        return memory.total
+    host = psutil.virtual_memory()
+    reading.memory_used_mib = (host.total - host.available) / MIB
+    reading.memory_total_mib = host.total / MIB
+    try:
+        swap = psutil.swap_memory()
+    except (OSError, RuntimeError) as error:  # no /proc/swaps, some containers
+        reading.unavailable["swap_used_mib"] = str(error)
+        return host.total
+    reading.swap_used_mib = swap.used / MIB
+    reading.swap_total_mib = swap.total / MIB
+    return host.total
 
 
 def _limit_to_container(
