@@ -9,7 +9,7 @@ import re
 import pytest
 import tomllib
 from jupyterlab_gpu_monitor.conda.model import Package
-from jupyterlab_gpu_monitor.conda.prefix import Project, project_of
+from jupyterlab_gpu_monitor.conda.prefix import Project, manager_of, project_of
 from jupyterlab_gpu_monitor.conda.records import packages
 from jupyterlab_gpu_monitor.cuda_compat import (
     interpreter,
@@ -312,6 +312,22 @@ def pixi_workspace(folder, manifest: str, environment: str, torch: str) -> str:
     return str(prefix)
 
 
+def fix_read_from_disk(prefix: str) -> str:
+    """The CPU-only finding's fix from what the server reads of a conda-layout environment
+    while its kernel is busy: its records, its manager and its project."""
+    process = KernelProcessFacts(1, None, None, prefix, "conda", {})
+    facts = Facts(
+        capture(A5000),
+        None,
+        process=process,
+        packages=packages(prefix),
+        env_manager=manager_of(prefix),
+        project=project_of(prefix),
+    )
+    (finding,) = diagnose(facts)
+    return finding.fix
+
+
 def apply_manifest_edit(fix: str, manifest) -> dict:
     """Put the table and keys the fix names into the manifest, as its reader would, and read
     the manifest back."""
@@ -325,25 +341,15 @@ def test_a_pixi_environment_is_fixed_in_its_workspace(tmp_path):
     # `conda install -p` into .pixi/envs/default is undone by the next `pixi run`, and pixi
     # solves for the CUDA the workspace declares, not for this machine's driver.
     prefix = pixi_workspace(tmp_path / "train", "pixi.toml", "default", "conda")
-    workspace = project_of(prefix)
-    assert workspace == Project("pixi", str(tmp_path / "train/pixi.toml"), "default")
-    process = KernelProcessFacts(1, None, None, prefix, "conda", {})
-    facts = Facts(
-        capture(A5000),
-        None,
-        process=process,
-        packages=packages(prefix),
-        env_manager="pixi",
-        project=workspace,
-    )
-    (finding,) = diagnose(facts)
     manifest = tmp_path / "train" / "pixi.toml"
-    assert finding.fix == (
+    assert project_of(prefix) == Project("pixi", str(manifest), "default")
+    fix = fix_read_from_disk(prefix)
+    assert fix == (
         f'pixi manages this environment: in "{manifest}", declare the driver\'s CUDA '
         '([system-requirements] cuda = "13.1"), then run: '
         f'pixi add --manifest-path "{manifest}" "pytorch-gpu==2.13.0" "torchvision==0.28.0"'
     )
-    assert apply_manifest_edit(finding.fix, manifest)["system-requirements"] == {"cuda": "13.1"}
+    assert apply_manifest_edit(fix, manifest)["system-requirements"] == {"cuda": "13.1"}
 
 
 def test_a_pixi_environments_pypi_torch_comes_from_pytorchs_index(tmp_path):
@@ -351,25 +357,15 @@ def test_a_pixi_environments_pypi_torch_comes_from_pytorchs_index(tmp_path):
     # pypi-dependencies name PyTorch's index for the CUDA build.
     prefix = pixi_workspace(tmp_path / "train", "pyproject.toml", "gpu", "pypi")
     manifest = tmp_path / "train" / "pyproject.toml"
-    workspace = project_of(prefix)
-    assert workspace == Project("pixi", str(manifest), "gpu")
-    process = KernelProcessFacts(1, None, None, prefix, "conda", {})
-    facts = Facts(
-        capture(A5000),
-        None,
-        process=process,
-        packages=packages(prefix),
-        env_manager="pixi",
-        project=workspace,
-    )
-    (finding,) = diagnose(facts)
-    assert finding.fix == (
+    assert project_of(prefix) == Project("pixi", str(manifest), "gpu")
+    fix = fix_read_from_disk(prefix)
+    assert fix == (
         f'pixi manages this environment: in "{manifest}", set '
         "[tool.pixi.feature.gpu.pypi-dependencies] torch = "
         '{ version = "==2.13.0", index = "https://download.pytorch.org/whl/cu130" }, '
         f'then run: pixi install --manifest-path "{manifest}" --environment gpu'
     )
-    edited = apply_manifest_edit(finding.fix, manifest)
+    edited = apply_manifest_edit(fix, manifest)
     assert edited["tool"]["pixi"]["feature"]["gpu"]["pypi-dependencies"]["torch"] == {
         "version": "==2.13.0",
         "index": "https://download.pytorch.org/whl/cu130",
