@@ -121,16 +121,30 @@ ENV_STATUSES = [
     ("504", "the environment's files did not answer within 5 s (a hung network filesystem)"),
 ]
 
+# How often the client asks: a seldom watcher's request does not keep the Sampler's timer going.
+EVERY = Parameter(
+    "every",
+    "query",
+    "seconds, more than 0, at most 3600; left out: as often as the Sampler reads",
+    "how often this client asks (see `GET gpus`)",
+)
+EVERY_REFUSED = ("400", "`every` is not a number of seconds in (0, 3600]")
+
 ROUTES = [
     Route(
         "GET",
         "gpus",
-        "GET gpus",
+        "GET gpus?every=<s>",
         "the latest snapshot of every GPU, or the error that prevented it",
         answer="GpuSnapshot",
+        parameters=[EVERY],
+        statuses=[EVERY_REFUSED],
         prose="""\
 The Sampler's latest read; a request counts as someone watching, so it wakes an idle Sampler
-and keeps it reading while requests come at least every `GpuMonitor.idle_seconds`.
+and keeps it reading while requests come at least every `GpuMonitor.idle_seconds`. A client
+that says it asks seldom (`every`, longer than `GpuMonitor.interval`: JupyterLab's status bar
+while no chart is shown) does not: the GPUs are read for it when it asks, unless a read was made
+within half its period, and the Sampler's timer keeps still.
 
 Who holds the GPU: each GPU process is joined to this server's kernels (the kernel's own
 process, or one that descends from it: `!python train.py`, DataLoader workers) and their
@@ -276,9 +290,11 @@ What the command *GPU Monitor: Show Server Status* shows: `source_setting` is
     Route(
         "GET",
         "kernels",
-        "GET kernels",
+        "GET kernels?every=<s>",
         "this server's kernels, most GPU memory first",
         answer="KernelList",
+        parameters=[EVERY],
+        statuses=[EVERY_REFUSED],
         prose="""\
 The GPU memory of each kernel and its descendants, and their CPU (in percent of one core) and
 resident memory at the last read. Interrupting or shutting one down goes through

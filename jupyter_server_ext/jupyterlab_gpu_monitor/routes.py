@@ -51,6 +51,8 @@ PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 # An environment's name is a folder's (at most 255 bytes on the usual file systems); its id
 # adds a short hash.
 MAX_NAME_CHARACTERS = 300
+# The longest period a client may say it asks at (``every``): an hour, the longest interval.
+MAX_EVERY_SECONDS = 3600.0
 # The status of each refusal of cache_release: the kernel runs a cell (the request would wait
 # behind it), did not answer in time, or the release raised in it.
 RELEASE_REFUSAL_STATUS = {"busy": 409, "timeout": 504, "failed": 502}
@@ -197,14 +199,32 @@ class GpuMonitorHandler(APIHandler):
     def monitor_config(self) -> GpuMonitor:
         return self.settings["gpu_monitor_config"]
 
+    def asks_every(self) -> float | None:
+        """``every``: how many seconds apart this client asks; None when not said."""
+        raw = self.get_query_argument("every", None)
+        if raw is None or raw == "":
+            return None
+        try:
+            every = float(raw)
+        except ValueError:
+            every = math.nan
+        if not 0 < every <= MAX_EVERY_SECONDS:
+            raise ApiError(
+                400,
+                f"'every' must be seconds, more than 0 and at most "
+                f"{MAX_EVERY_SECONDS:g}, not {raw[:40]!r}",
+            )
+        return every
+
 
 class GpusHandler(GpuMonitorHandler):
-    """``GET gpus``: the latest snapshot of every GPU."""
+    """``GET gpus?every=<seconds>``: the latest snapshot of every GPU; ``every``, how often
+    this client asks, when seldom (see Sampler.snapshot)."""
 
     @tornado.web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        self.finish(await self.sampler.snapshot_json())
+        self.finish(await self.sampler.snapshot_json(self.asks_every()))
 
 
 class HistoryHandler(GpuMonitorHandler):
@@ -259,12 +279,13 @@ class StatusHandler(GpuMonitorHandler):
 
 
 class KernelsHandler(GpuMonitorHandler):
-    """``GET kernels``: this server's kernels with the GPU memory each holds, most first."""
+    """``GET kernels?every=<seconds>``: this server's kernels with the GPU memory each holds,
+    most first."""
 
     @tornado.web.authenticated
     @authorized("read")
     async def get(self) -> None:
-        snapshot = await self.sampler.snapshot()
+        snapshot = await self.sampler.snapshot(self.asks_every())
         kernel_join = self.settings["gpu_monitor_kernel_join"]
         kernels = await kernel_join.kernels()
         settle_starting(self.kernel_manager, kernels)

@@ -51,6 +51,24 @@ async def test_history_returns_columns_and_only_new_points(fake_smi, jp_fetch):
     assert all(t > timestamps[-1] for t in newer["timestamps"])
 
 
+@pytest.mark.parametrize("route", [("gpus",), ("kernels",)])
+async def test_a_client_that_asks_seldom_gets_a_read_and_no_timer(
+    fake_smi, jp_fetch, jp_serverapp, route
+):
+    response = await jp_fetch("gpu-monitor", "api", *route, params={"every": "5"})
+    assert response.code == 200
+    sampler = jp_serverapp.web_app.settings["gpu_monitor_sampler"]
+    assert sampler.reads == 1 and not sampler.sampling
+
+
+@pytest.mark.parametrize("every", ["often", "0", "-1", "nan", "inf", "86400"])
+async def test_an_every_that_is_not_a_period_is_refused(fake_smi, jp_fetch, every):
+    with pytest.raises(tornado.httpclient.HTTPClientError) as raised:
+        await jp_fetch("gpu-monitor", "api", "gpus", params={"every": every})
+    assert raised.value.code == 400
+    assert "'every' must be seconds" in json.loads(raised.value.response.body)["message"]
+
+
 @pytest.mark.parametrize("since", ["yesterday", "nan", "inf"])
 async def test_history_rejects_a_since_that_is_not_a_timestamp(fake_smi, jp_fetch, since):
     with pytest.raises(tornado.httpclient.HTTPClientError) as raised:

@@ -10,6 +10,8 @@ from jupyterlab_gpu_monitor.gpu.model import Gpu, Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
 
+from .replay import SMI_FIXTURES
+
 INTERVAL = 0.5
 
 
@@ -41,6 +43,41 @@ async def test_sampling_stops_when_nobody_watches_and_resumes_fresh(fake_smi):
     assert sampler.reads == reads_when_idle  # idle costs nothing
     again = await sampler.snapshot()
     assert sampler.sampling and again.timestamp > first.timestamp + 2
+    await sampler.stop()
+
+
+async def test_a_seldom_watcher_gets_a_read_when_it_asks_and_no_timer(fake_smi):
+    # A status bar with no chart shown asks every 5 s: the GPUs are read for it, once for all
+    # who ask together, and not every interval in between.
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=0.1)
+    answers = await asyncio.gather(*(sampler.snapshot(every=5.0) for _ in range(20)))
+    assert sampler.reads == 1 and not sampler.sampling
+    assert len({answer.timestamp for answer in answers}) == 1
+    # Asked again within half its period: the same read.
+    assert (await sampler.snapshot(every=5.0)).timestamp == answers[0].timestamp
+    assert sampler.reads == 1
+    await sampler.stop()
+
+
+async def test_a_seldom_watcher_sees_a_driver_failure_at_its_next_ask(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=0.1)
+    assert (await sampler.snapshot(every=0.4)).error is None
+    fake_smi.fail(SMI_FIXTURES / "errors/driver-not-loaded-couldnt-communicate.txt")
+    await asyncio.sleep(0.3)  # more than half its period: the next ask reads
+    failed = await sampler.snapshot(every=0.4)
+    assert failed.error is not None and failed.error.kind == "driver_not_loaded"
+    assert sampler.reads == 2
+    await sampler.stop()
+
+
+async def test_a_chart_shown_reads_every_interval_and_seldom_watchers_share_it(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=0.1)
+    await sampler.snapshot()  # a chart: the timer runs
+    assert sampler.sampling
+    reads = sampler.reads
+    latest = await sampler.snapshot(every=5.0)
+    # The timer's read, not one more for the seldom watcher.
+    assert latest.timestamp == sampler.latest.timestamp and sampler.reads - reads <= 1
     await sampler.stop()
 
 

@@ -2,6 +2,9 @@
 
 However many browser tabs poll, the GPUs are read once per interval, by one task, with at most
 one read in flight; with nobody watching for ``idle_seconds`` the task ends and costs nothing.
+A watcher that asks only every few seconds (a status bar while no chart is shown) says so
+(``every``): while only such watchers ask, the GPUs are read when they ask, at most once per
+half of their period, and the timer does not run.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ class Sampler:
         self._last_watched = float("-inf")
         self._task: asyncio.Task | None = None
         self._next_read: asyncio.Future | None = None
+        # A read made for a slow watcher, shared by those that ask while it runs.
+        self._asked_read: asyncio.Future | None = None
+        # One read at a time, whether the timer or a slow watcher asked for it.
+        self._reading = asyncio.Lock()
         self._stopped = False
 
     @property
@@ -59,16 +66,20 @@ class Sampler:
         """Whether the reading task is running (someone watched within ``idle_seconds``)."""
         return self._task is not None and not self._task.done()
 
-    async def snapshot(self) -> Snapshot:
-        """The latest snapshot, read within the last two intervals. Raises blocking.Stopping
-        once the server stops."""
-        await self._fresh()
+    async def snapshot(self, every: float | None = None) -> Snapshot:
+        """The latest snapshot, read within the last two intervals; for a watcher that asks
+        only ``every`` seconds (longer than the interval), within half of that. Raises
+        blocking.Stopping once the server stops."""
+        if every is not None and every > self.interval_seconds and not self.sampling:
+            await self._fresh_for(every)
+        else:
+            await self._fresh()
         assert self.latest is not None
         return self.latest
 
-    async def snapshot_json(self) -> str:
+    async def snapshot_json(self, every: float | None = None) -> str:
         """The latest snapshot as the API sends it, serialized once per read, not per client."""
-        snapshot = await self.snapshot()
+        snapshot = await self.snapshot(every)
         if self._latest_json is None:
             self._latest_json = json.dumps(snapshot.to_json())
         return self._latest_json
@@ -123,20 +134,24 @@ class Sampler:
             # Shielded: one caller giving up must not cancel the read the others wait for.
             await asyncio.shield(self._next_read)
 
+    async def _fresh_for(self, every: float) -> None:
+        """A read for a slow watcher, unless one was made within half its period."""
+        if self._stopped:
+            raise blocking.Stopping()
+        if time.monotonic() - self._latest_at <= every / 2:
+            return
+        if self._asked_read is None or self._asked_read.done():
+            self._asked_read = asyncio.ensure_future(self._read_and_keep())
+        # Shielded: one caller giving up must not cancel the read the others wait for.
+        await asyncio.shield(self._asked_read)
+
     async def _run(self) -> None:
         try:
             if not self.history:
                 await self._seed_history()
             while time.monotonic() - self._last_watched < self.idle_seconds:
                 started = time.monotonic()
-                snapshot = await self._read()
-                self.latest = snapshot
-                self._latest_json = None
-                self._whole_history = None
-                self._latest_at = time.monotonic()
-                self.history.append(snapshot)
-                if snapshot.error is None:
-                    self.last_good = snapshot
+                snapshot = await self._read_and_keep()
                 if self._next_read is not None and not self._next_read.done():
                     self._next_read.set_result(snapshot)
                 await asyncio.sleep(max(0.0, self.interval_seconds - (time.monotonic() - started)))
@@ -148,6 +163,19 @@ class Sampler:
                     self._next_read.exception()  # retrieved: nobody may be waiting
                 else:
                     self._next_read.cancel()
+
+    async def _read_and_keep(self) -> Snapshot:
+        """Read the GPUs and keep the read as the latest and in the history."""
+        async with self._reading:
+            snapshot = await self._read()
+            self.latest = snapshot
+            self._latest_json = None
+            self._whole_history = None
+            self._latest_at = time.monotonic()
+            self.history.append(snapshot)
+            if snapshot.error is None:
+                self.last_good = snapshot
+            return snapshot
 
     async def _seed_history(self) -> None:
         # First open (or everything aged out): a source with a memory fills the charts now.
