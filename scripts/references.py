@@ -246,7 +246,7 @@ that polls with the last timestamp it has gets only the new samples.""",
                 """\
 {
   "interval_seconds": 1.0, "history_seconds": 3600.0,
-  "timestamps": [1796165518.14, 1796165519.15],
+  "timestamps": [1796165518.14, 1796165519.15], "spacing_seconds": [1.0, 1.0],
   "gpus": [{
     "index": 0, "uuid": "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", "name": "NVIDIA RTX A5000",
     "utilization_gpu": [0, 0], "utilization_memory": [0, 0], "memory_used_mib": [22437, 22437],

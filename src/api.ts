@@ -23,12 +23,22 @@ import {
  * Read every GPU now: `GET gpus`.
  *
  * @param init - the fetch options, e.g. an abort `signal`
+ * @param every - how often this client asks, in seconds, when seldom: the
+ *   server then reads for it instead of every interval
  */
 export function fetchSnapshot(
   serverSettings: ServerConnection.ISettings,
-  init: RequestInit = {}
+  init: RequestInit = {},
+  every?: number
 ): Promise<IGpuSnapshot> {
-  return requestAPI<IGpuSnapshot>('gpus', serverSettings, init);
+  return requestAPI<IGpuSnapshot>(`gpus${asks(every)}`, serverSettings, init);
+}
+
+/**
+ * The query saying how often a seldom client asks; none otherwise.
+ */
+function asks(every?: number): string {
+  return every === undefined ? '' : URLExt.objectToQueryString({ every });
 }
 
 /**
@@ -62,12 +72,18 @@ export function fetchStatus(
  * `GET kernels`.
  *
  * @param init - the fetch options, e.g. an abort `signal`
+ * @param every - how often this client asks, when seldom (see fetchSnapshot)
  */
 export function fetchKernels(
   serverSettings: ServerConnection.ISettings,
-  init: RequestInit = {}
+  init: RequestInit = {},
+  every?: number
 ): Promise<IKernelSummary[]> {
-  return requestAPI<IKernelSummary[]>('kernels', serverSettings, init);
+  return requestAPI<IKernelSummary[]>(
+    `kernels${asks(every)}`,
+    serverSettings,
+    init
+  );
 }
 
 /**

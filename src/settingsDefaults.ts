@@ -26,7 +26,7 @@ export const SETTINGS_DEFAULTS = {
     checkFitOnOpen: true
   },
   inspector: { packages: [], probeTimeout: 10, deepCheckTimeout: 120 },
-  model: { refreshInterval: 1 },
+  model: { refreshInterval: 1, seldomInterval: 5 },
   panel: {
     historyWindow: 300,
     charts: { utilization: true, memory: true, temperature: true, power: true },

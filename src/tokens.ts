@@ -248,6 +248,15 @@ export interface IGpuMonitorModel extends IDisposable {
    */
   refreshIntervalSeconds: number;
   /**
+   * How often it asks while only seldom watchers watch (no chart, panel or
+   * dashboard shown), in seconds.
+   */
+  seldomIntervalSeconds: number;
+  /**
+   * How often it asks now, in seconds.
+   */
+  readonly askingEverySeconds: number;
+  /**
    * The GPUs the current notebook's kernel can see; null when unknown.
    */
   kernelGpus: IKernelGpus | null;
@@ -288,6 +297,12 @@ export namespace IGpuMonitorModel {
      * Whether it shows this server's kernels and the GPU memory they hold.
      */
     kernels?: boolean;
+    /**
+     * Whether a reading every few seconds is enough for it (the status bar,
+     * the alerts): while only such watchers watch, the model asks every
+     * `seldomIntervalSeconds` and the server reads only then.
+     */
+    seldom?: boolean;
   }
 }
 

@@ -56,6 +56,12 @@ async def test_a_seldom_watcher_gets_a_read_when_it_asks_and_no_timer(fake_smi):
     # Asked again within half its period: the same read.
     assert (await sampler.snapshot(every=5.0)).timestamp == answers[0].timestamp
     assert sampler.reads == 1
+    # The charts, opened later, draw the seldom reads as a line, not as gaps: each point says
+    # how far apart reads were being made.
+    await asyncio.sleep(0.3)  # the seldom read is older than two intervals now
+    await sampler.snapshot()  # a chart: it waits for the timer's first read
+    history = json.loads(await sampler.history_json(None))
+    assert history["spacing_seconds"][:2] == [5.0, 0.1]
     await sampler.stop()
 
 

@@ -89,6 +89,7 @@ const A10G_HISTORY: IGpuHistory = {
   interval_seconds: 1,
   history_seconds: 3600,
   timestamps: [13, 14],
+  spacing_seconds: [1, 1],
   gpus: [
     {
       index: 0,

@@ -4,7 +4,7 @@
 import { chartData } from '../gpu/charts';
 import { readingGaps } from '../gpu/gapDrawing';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { a5000History } from './payloads';
+import { a5000History, repeatedHistory } from './payloads';
 
 describe('the gaps in the readings', () => {
   it('are where the recorded sampler stopped for 7 s, and nowhere else', () => {
@@ -17,6 +17,28 @@ describe('the gaps in the readings', () => {
     const [[from, to]] = gaps;
     expect(from).toBeCloseTo(1796175790.654, 2);
     expect(to).toBeCloseTo(1796175797.768, 2);
+  });
+
+  it('are not between readings made every 5 s for a status bar, but are after them', () => {
+    // No chart was shown: the server read when the status bar asked, every 5 s.
+    const seldom = repeatedHistory(1796175000, 12, 2, 5);
+    seldom.interval_seconds = 1;
+    seldom.spacing_seconds = seldom.timestamps.map(() => 5);
+    // The panel opened: a reading a second, after 7 s with no reading.
+    const live = repeatedHistory(1796175062, 5, 2, 1);
+    const history = new GpuHistoryBuffer();
+    history.append(seldom);
+    history.append(live);
+
+    const gaps = readingGaps(chartData(history, 'utilization'));
+
+    expect(gaps).toEqual([]);
+    // Twenty seconds with no reading after 5-second ones: nobody asked.
+    const later = repeatedHistory(1796175086, 2, 2, 5);
+    later.interval_seconds = 1;
+    later.spacing_seconds = [5, 5];
+    history.append(later);
+    expect(readingGaps(chartData(history, 'utilization'))).toHaveLength(1);
   });
 
   it('are not a GPU whose readings began later', () => {

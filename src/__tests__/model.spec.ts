@@ -237,6 +237,57 @@ describe('GpuModel', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('asks seldom, and says so, while only the status bar and the alerts watch', async () => {
+    const server = a5000Server(a5000History());
+    model = new GpuModel({ serverSettings: server.settings });
+    const everies = () =>
+      server.requests.map(request => [
+        endpoint(request),
+        requestedUrl(request).searchParams.get('every')
+      ]);
+
+    const statusBar = model.watch({ seldom: true });
+    const kernelItem = model.watch({ kernels: true, seldom: true });
+    await model.refresh();
+
+    expect(model.askingEverySeconds).toBe(5);
+    expect(everies()).toEqual(
+      expect.arrayContaining([
+        ['gpus', '5'],
+        ['kernels', '5']
+      ])
+    );
+
+    // The panel opens: every second, and the server's own pace.
+    const panel = model.watch({ history: true, kernels: true });
+    server.requests.length = 0;
+    await model.refresh();
+    expect(model.askingEverySeconds).toBe(1);
+    expect(everies().every(([, every]) => every === null)).toBe(true);
+
+    // It closes: seldom again, at the interval the settings give.
+    panel.dispose();
+    model.seldomIntervalSeconds = 10;
+    server.requests.length = 0;
+    await model.refresh();
+    expect(everies()).toContainEqual(['gpus', '10']);
+    statusBar.dispose();
+    kernelItem.dispose();
+  });
+
+  it('never asks seldom more often than the refresh interval', () => {
+    const server = a5000Server();
+    model = new GpuModel({
+      serverSettings: server.settings,
+      refreshIntervalSeconds: 8
+    });
+    const watcher = model.watch({ seldom: true });
+    expect(model.askingEverySeconds).toBe(8);
+    model.seldomIntervalSeconds = 20;
+    expect(model.askingEverySeconds).toBe(20);
+    watcher.dispose();
+  });
+
   it('applies a new refresh interval and reports the kernel GPUs it is told', () => {
     const server = a5000Server();
     model = new GpuModel({

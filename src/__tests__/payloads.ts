@@ -194,6 +194,7 @@ export function repeatedHistory(
       { length: count },
       (_, i) => start + i * intervalSeconds
     ),
+    spacing_seconds: repeat(intervalSeconds),
     gpus: Array.from({ length: gpuCount }, (_, index) => ({
       index,
       uuid: `GPU-${index}`,

@@ -39,9 +39,10 @@ function machineColumns(): IMachineSeries {
 }
 
 /**
- * Two readings further apart than this many sampling intervals have a gap
- * between them: nobody watched, or the GPUs could not be read. A slow read
- * stretches one interval a little; it does not triple it.
+ * Two readings further apart than this many sampling intervals (or, for a
+ * reading the server made for a client that asks seldom, its period) have a
+ * gap between them: nobody watched, or the GPUs could not be read. A slow
+ * read stretches one interval a little; it does not triple it.
  */
 const GAP_INTERVALS = 3;
 
@@ -190,16 +191,20 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
     const given = new Map<IGpuColumns, IGpuSeries>(
       delta.gpus.map(series => [this._column(series), series])
     );
-    const gapSeconds = GAP_INTERVALS * this._intervalSeconds;
     let added = false;
     delta.timestamps.forEach((timestamp, position) => {
       const last = this.lastTimestamp;
       if (last !== null && timestamp <= last) {
         return;
       }
-      if (last !== null && timestamp - last > gapSeconds) {
+      // After or for a client that asks seldom, a reading comes that much
+      // later: the panel opening finds the last such reading seconds old.
+      const spacing = delta.spacing_seconds[position] ?? this._intervalSeconds;
+      const expected = Math.max(spacing, this._lastSpacing);
+      if (last !== null && timestamp - last > GAP_INTERVALS * expected) {
         this._pushGap(last + this._intervalSeconds);
       }
+      this._lastSpacing = spacing;
       this._timestamps.push(timestamp);
       for (const gpu of this._gpus) {
         const series = given.get(gpu);
@@ -278,6 +283,8 @@ export class GpuHistoryBuffer implements IGpuTimeSeries {
 
   private _historySeconds: number;
   private _intervalSeconds: number;
+  // How far apart the server was reading when it made the newest reading.
+  private _lastSpacing = 0;
   private _revision = 0;
   private _timestamps: number[] = [];
   private _gpus: Private.IColumns[] = [];

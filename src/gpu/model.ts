@@ -34,6 +34,7 @@ export class GpuModel implements IGpuMonitorModel {
     this._requestTimeoutMs = (options.requestTimeoutSeconds ?? 20) * 1000;
     this._refreshIntervalSeconds =
       options.refreshIntervalSeconds ?? SETTINGS_DEFAULTS.model.refreshInterval;
+    this._seldomIntervalSeconds = SETTINGS_DEFAULTS.model.seldomInterval;
     this._poll = new Poll({
       name: 'jupyterlab-gpu-monitor:model',
       factory: () => this._tick(),
@@ -101,7 +102,27 @@ export class GpuModel implements IGpuMonitorModel {
   }
   set refreshIntervalSeconds(seconds: number) {
     this._refreshIntervalSeconds = seconds;
-    this._poll.frequency = Private.frequency(seconds);
+    this._followWatchers();
+  }
+
+  /**
+   * How often the model asks while only seldom watchers watch, in seconds.
+   */
+  get seldomIntervalSeconds(): number {
+    return this._seldomIntervalSeconds;
+  }
+  set seldomIntervalSeconds(seconds: number) {
+    this._seldomIntervalSeconds = seconds;
+    this._followWatchers();
+  }
+
+  /**
+   * How often the model asks now, in seconds.
+   */
+  get askingEverySeconds(): number {
+    return this._seldom()
+      ? Math.max(this._seldomIntervalSeconds, this._refreshIntervalSeconds)
+      : this._refreshIntervalSeconds;
   }
 
   /**
@@ -138,18 +159,21 @@ export class GpuModel implements IGpuMonitorModel {
   watch(options: IGpuMonitorModel.IWatchOptions = {}): IDisposable {
     const watcher = {
       history: options.history ?? false,
-      kernels: options.kernels ?? false
+      kernels: options.kernels ?? false,
+      seldom: options.seldom ?? false
     };
     const answerNow =
       this._watchers.size === 0 ||
       (watcher.history && !this._wants('history')) ||
       (watcher.kernels && !this._wants('kernels'));
     this._watchers.add(watcher);
+    this._followWatchers();
     if (answerNow) {
       void this._poll.refresh();
     }
     return new DisposableDelegate(() => {
       this._watchers.delete(watcher);
+      this._followWatchers();
     });
   }
 
@@ -168,7 +192,7 @@ export class GpuModel implements IGpuMonitorModel {
    */
   async read(): Promise<void> {
     // Watched for the length of the request: a poll nobody watches stands by.
-    const asking = { history: false, kernels: false };
+    const asking = { history: false, kernels: false, seldom: false };
     this._watchers.add(asking);
     try {
       await this.refresh();
@@ -196,6 +220,20 @@ export class GpuModel implements IGpuMonitorModel {
   }
 
   /**
+   * Whether every watcher is seldom (none counts: the poll stands by).
+   */
+  private _seldom(): boolean {
+    return [...this._watchers].every(watcher => watcher.seldom);
+  }
+
+  /**
+   * Ask as often as the watchers need, from the next poll on.
+   */
+  private _followWatchers(): void {
+    this._poll.frequency = Private.frequency(this.askingEverySeconds);
+  }
+
+  /**
    * One poll: never two requests at once, whatever asks for a refresh.
    */
   private _tick(): Promise<void> {
@@ -216,9 +254,11 @@ export class GpuModel implements IGpuMonitorModel {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this._requestTimeoutMs);
     const init = { signal: abort.signal };
+    // A seldom client says so: the server reads for it, not every interval.
+    const every = this._seldom() ? this.askingEverySeconds : undefined;
     try {
       const [snapshot, history, kernels] = await Promise.all([
-        fetchSnapshot(this._serverSettings, init),
+        fetchSnapshot(this._serverSettings, init, every),
         this._wants('history')
           ? fetchHistory(
               this._serverSettings,
@@ -227,7 +267,7 @@ export class GpuModel implements IGpuMonitorModel {
             )
           : null,
         this._wants('kernels')
-          ? fetchKernels(this._serverSettings, init)
+          ? fetchKernels(this._serverSettings, init, every)
           : this._kernels
       ]);
       this._snapshot = snapshot;
@@ -254,9 +294,10 @@ export class GpuModel implements IGpuMonitorModel {
   private _serverSettings: ServerConnection.ISettings;
   private _requestTimeoutMs: number;
   private _refreshIntervalSeconds: number;
+  private _seldomIntervalSeconds: number;
   private _poll: Poll;
   private _pending: Promise<void> | null = null;
-  private _watchers = new Set<{ history: boolean; kernels: boolean }>();
+  private _watchers = new Set<Required<IGpuMonitorModel.IWatchOptions>>();
   private _snapshot: IGpuSnapshot | null = null;
   private _lastReadings: IGpuSnapshot | null = null;
   private _lastTried: number | null = null;

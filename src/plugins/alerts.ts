@@ -82,7 +82,7 @@ export const alertsPlugin: JupyterFrontEndPlugin<void> = {
     const apply = (thresholds: IAlertThresholds): void => {
       alerts.thresholds = thresholds;
       if (alerts.enabled && watcher === null) {
-        watcher = model.watch();
+        watcher = model.watch({ seldom: true });
       } else if (!alerts.enabled && watcher !== null) {
         watcher.dispose();
         watcher = null;

@@ -44,7 +44,10 @@ export const kernelStatusPlugin: JupyterFrontEndPlugin<void> = {
       item.kernelId = kernelId;
       if ((kernelId !== null) !== (watcher !== null)) {
         watcher?.dispose();
-        watcher = kernelId !== null ? model.watch({ kernels: true }) : null;
+        watcher =
+          kernelId !== null
+            ? model.watch({ kernels: true, seldom: true })
+            : null;
         activeStateChanged.emit();
       }
     });

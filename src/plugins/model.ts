@@ -30,6 +30,8 @@ export const modelPlugin: JupyterFrontEndPlugin<IGpuMonitorModel> = {
     void followSettings(registry, modelPlugin.id, settings => {
       model.refreshIntervalSeconds = settings.get('refreshInterval')
         .composite as number;
+      model.seldomIntervalSeconds = settings.get('seldomInterval')
+        .composite as number;
     });
     return model;
   }

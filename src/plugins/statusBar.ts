@@ -56,7 +56,7 @@ export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
     }
     const activeStateChanged = new Signal<GpuStatusItem, void>(item);
     // The item polls only while it is shown.
-    let watcher: IDisposable | null = model.watch();
+    let watcher: IDisposable | null = model.watch({ seldom: true });
     statusBar.registerStatusItem(statusBarPlugin.id, {
       item,
       align: 'left',
@@ -70,7 +70,7 @@ export const statusBarPlugin: JupyterFrontEndPlugin<void> = {
       const enabled = settings.get('enabled').composite as boolean;
       if (enabled !== (watcher !== null)) {
         watcher?.dispose();
-        watcher = enabled ? model.watch() : null;
+        watcher = enabled ? model.watch({ seldom: true }) : null;
         activeStateChanged.emit();
       }
     });

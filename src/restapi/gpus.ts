@@ -540,6 +540,10 @@ export interface IGpuHistory {
    */
   timestamps: number[];
   /**
+   * How far apart the server was reading when it took each sample: its interval, or, while only clients that ask seldom asked (no chart shown), their period. Samples further apart than a few of these have a gap between them.
+   */
+  spacing_seconds: number[];
+  /**
    * One series per GPU, by index.
    */
   gpus: IGpuSeries[];

@@ -14,8 +14,10 @@ from .model import SERIES_FIELDS, Snapshot
 
 # One GPU at one moment, compactly: (uuid, index, name, *SERIES_FIELDS values).
 _GpuRow = tuple
-# A read: its time, its GPUs, and the machine's MACHINE_SERIES values (None when not read).
-_Point = tuple[float, tuple[_GpuRow, ...], "tuple | None"]
+# A read: its time, its GPUs, the machine's MACHINE_SERIES values (None when not read), and
+# how far apart the Sampler was reading when it made it (its interval, or the period of a client
+# that asks seldom: see Sampler.snapshot).
+_Point = tuple[float, tuple[_GpuRow, ...], "tuple | None", float]
 
 
 def _intern(text: str | None) -> str | None:
@@ -54,12 +56,13 @@ class History:
         """How many reads lie from ``start`` to ``end`` (both included), in log time."""
         return max(0, first_after(self._points, end) - first_at(self._points, start))
 
-    def append(self, snapshot: Snapshot) -> None:
+    def append(self, snapshot: Snapshot, spacing_seconds: float | None = None) -> None:
         """Keep a reading's numbers: a failed read's machine only (a read with neither is not
-        kept)."""
+        kept). ``spacing_seconds``: how far apart reads were being made, the interval when
+        None."""
         if snapshot.error is not None and snapshot.machine is None:
             return
-        self._points.append(self._point(snapshot))
+        self._points.append(self._point(snapshot, spacing_seconds))
         horizon = snapshot.timestamp - self.history_seconds
         while self._points and self._points[0][0] < horizon:
             self._points.popleft()
@@ -81,22 +84,22 @@ class History:
         kept = kept[-room:] if room > 0 else []
         self._points.extendleft(self._point(snapshot) for snapshot in reversed(kept))
 
-    def _point(self, snapshot: Snapshot) -> _Point:
+    def _point(self, snapshot: Snapshot, spacing_seconds: float | None = None) -> _Point:
         rows = tuple(
             (_intern(gpu.uuid), gpu.index, _intern(gpu.name), *self._values(gpu))
             for gpu in snapshot.gpus
         )
         machine = snapshot.machine
         values = None if machine is None else tuple(getattr(machine, f) for f in MACHINE_SERIES)
-        return (snapshot.timestamp, rows, values)
+        return (snapshot.timestamp, rows, values, spacing_seconds or self.interval_seconds)
 
     @staticmethod
     def _values(gpu) -> tuple:
         return tuple(getattr(gpu, name) for name in SERIES_FIELDS)
 
     def since(self, since: float | None) -> dict[str, Any]:
-        """The points after ``since`` (all when None), one column per GPU and field, and one
-        per machine field (null when no point has the machine)."""
+        """The points after ``since`` (all when None), one column per GPU and field, one per
+        machine field (null when no point has the machine), and each point's spacing."""
         points: list[_Point] = []
         # Clients poll for the last few points: walk back from the newest.
         for point in reversed(self._points):
@@ -106,7 +109,7 @@ class History:
         points.reverse()
         columns: dict[Any, dict[str, Any]] = {}
         machine: dict[str, list] | None = None
-        for position, (_, rows, machine_values) in enumerate(points):
+        for position, (_, rows, machine_values, _spacing) in enumerate(points):
             if machine_values is not None:
                 if machine is None:
                     machine = {series: [None] * len(points) for series in MACHINE_SERIES}
@@ -124,6 +127,7 @@ class History:
             "interval_seconds": self.interval_seconds,
             "history_seconds": self.history_seconds,
             "timestamps": [point[0] for point in points],
+            "spacing_seconds": [point[3] for point in points],
             "gpus": sorted(columns.values(), key=lambda column: column["index"]),
             "machine": machine,
         }
@@ -136,7 +140,7 @@ class History:
         column = SERIES_FIELDS.index("utilization_gpu")
         times: list[float] = []
         gpus: dict[int, tuple[str | None, list[float | None]]] = {}
-        for position, (timestamp, rows, _) in enumerate(
+        for position, (timestamp, rows, *_) in enumerate(
             itertools.islice(self._points, first_at(self._points, start), None)
         ):
             if timestamp > end:

@@ -141,7 +141,7 @@ class Sampler:
         if time.monotonic() - self._latest_at <= every / 2:
             return
         if self._asked_read is None or self._asked_read.done():
-            self._asked_read = asyncio.ensure_future(self._read_and_keep())
+            self._asked_read = asyncio.ensure_future(self._read_and_keep(every))
         # Shielded: one caller giving up must not cancel the read the others wait for.
         await asyncio.shield(self._asked_read)
 
@@ -164,15 +164,16 @@ class Sampler:
                 else:
                     self._next_read.cancel()
 
-    async def _read_and_keep(self) -> Snapshot:
-        """Read the GPUs and keep the read as the latest and in the history."""
+    async def _read_and_keep(self, spacing_seconds: float | None = None) -> Snapshot:
+        """Read the GPUs and keep the read as the latest and in the history, with how far apart
+        reads are being made (the interval when None: the timer's)."""
         async with self._reading:
             snapshot = await self._read()
             self.latest = snapshot
             self._latest_json = None
             self._whole_history = None
             self._latest_at = time.monotonic()
-            self.history.append(snapshot)
+            self.history.append(snapshot, spacing_seconds)
             if snapshot.error is None:
                 self.last_good = snapshot
             return snapshot
