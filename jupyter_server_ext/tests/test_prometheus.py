@@ -328,6 +328,16 @@ async def test_first_open_fills_the_history_from_prometheus(prometheus):
     assert set(gpu["utilization_gpu"]) == {100} and set(gpu["memory_used_mib"]) == {19818}
 
 
+async def test_the_past_is_filled_before_a_status_bars_first_read_too(prometheus):
+    # The status bar asks first, seldom; the panel opens later: its charts have the past.
+    wait_for_scrapes(prometheus, H100)
+    sampler = Sampler(PrometheusSource(prometheus, node(H100)), 0.5, history_seconds=60)
+    first_read = (await sampler.snapshot(every=5.0)).timestamp
+    history = json.loads(await sampler.history_json(None))
+    await sampler.stop()
+    assert len([timestamp for timestamp in history["timestamps"] if timestamp < first_read]) >= 3
+
+
 async def test_selector_that_matches_no_gpu_is_no_devices(prometheus):
     with pytest.raises(GpuReadError) as raised:
         await read(prometheus, '{node="node-that-does-not-exist"}')

@@ -59,6 +59,7 @@ class Sampler:
         self._asked_read: asyncio.Future | None = None
         # One read at a time, whether the timer or a slow watcher asked for it.
         self._reading = asyncio.Lock()
+        self._seeded = False
         self._stopped = False
 
     @property
@@ -141,14 +142,17 @@ class Sampler:
         if time.monotonic() - self._latest_at <= every / 2:
             return
         if self._asked_read is None or self._asked_read.done():
-            self._asked_read = asyncio.ensure_future(self._read_and_keep(every))
+            self._asked_read = asyncio.ensure_future(self._read_for(every))
         # Shielded: one caller giving up must not cancel the read the others wait for.
         await asyncio.shield(self._asked_read)
 
+    async def _read_for(self, every: float) -> Snapshot:
+        await self._seed_history()
+        return await self._read_and_keep(every)
+
     async def _run(self) -> None:
         try:
-            if not self.history:
-                await self._seed_history()
+            await self._seed_history()
             while time.monotonic() - self._last_watched < self.idle_seconds:
                 started = time.monotonic()
                 snapshot = await self._read_and_keep()
@@ -179,7 +183,11 @@ class Sampler:
             return snapshot
 
     async def _seed_history(self) -> None:
-        # First open (or everything aged out): a source with a memory fills the charts now.
+        # First read (or everything aged out): a source with a memory fills the charts now,
+        # before the readings of a seldom watcher too.
+        if self._seeded and self.history:
+            return
+        self._seeded = True
         if not isinstance(self.source, RemembersHistory):
             return
         end = time.time()
