@@ -2,14 +2,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import {
-  Dialog,
-  ICommandPalette,
-  Notification,
-  showDialog,
-  showErrorMessage
-} from '@jupyterlab/apputils';
-import { PathExt } from '@jupyterlab/coreutils';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import {
@@ -19,42 +12,21 @@ import {
 } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 
-import { writeFingerprint } from '../env/fingerprintRecord';
 import { diceIcon } from '../icons';
 import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
 import { NotificationSlots } from '../notificationSlots';
-import type { Framework } from '../seed/frameworks';
+import type {
+  IReproducibilityContext,
+  IReproducibilitySettings
+} from '../env/reproducibilityActions';
 import {
   CommandIDs,
   IEnvironmentInspector,
   InspectorFinding,
   TRANSLATION_DOMAIN
 } from '../tokens';
-import { EnvironmentFileStyle } from '../restapi/envs';
 import { followSettings } from './settings';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
-
-/**
- * The settings of the reproducibility tools.
- */
-interface IReproducibilitySettings {
-  /**
-   * The seed of the reproducibility cell.
-   */
-  seed: number;
-  /**
-   * Whether the cell turns on the strict deterministic switches.
-   */
-  strict: boolean;
-  /**
-   * The frameworks the cell seeds even when the kernel does not have them.
-   */
-  alwaysInclude: Framework[];
-  /**
-   * The style of environment.yml written next to the notebook.
-   */
-  exportStyle: EnvironmentFileStyle;
-}
 
 /**
  * Adds the reproducibility tools: the seed cell, the environment
@@ -77,13 +49,18 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    let settings: IReproducibilitySettings = {
-      ...SETTINGS_DEFAULTS.reproducibility,
-      alwaysInclude: []
+    const context: IReproducibilityContext = {
+      app,
+      inspector,
+      trans,
+      settings: { ...SETTINGS_DEFAULTS.reproducibility, alwaysInclude: [] }
     };
     void followSettings(registry, reproducibilityPlugin.id, loaded => {
-      settings = loaded.composite as unknown as IReproducibilitySettings;
+      context.settings =
+        loaded.composite as unknown as IReproducibilitySettings;
     });
+    // What the commands do is loaded at the first of them.
+    const actions = () => import('../env/reproducibilityActions');
 
     /**
      * The current notebook, when the inspector follows it.
@@ -129,54 +106,10 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
         if (!panel) {
           return;
         }
+        const { insertSeedCell } = await actions();
         // What the inspector knows is of this notebook's kernel only while it
         // follows this notebook (not, say, a console focused since).
-        const following = inspected() === panel;
-        if (following && panel.sessionContext.session?.kernel) {
-          await inspector.refresh();
-        }
-        if (following && inspector.phase === 'no-probe') {
-          Notification.warning(
-            trans.__(
-              "The reproducibility cell is Python, and this notebook's kernel is not."
-            ),
-            { autoClose: 5000 }
-          );
-          return;
-        }
-        const { frameworksOf, seedCellSource } =
-          await import('../seed/generator');
-        const { upsertSeedCell } = await import('../seed/cell');
-        const probe = following ? inspector.probe : null;
-        const recorded = following ? inspector.serverPackages : null;
-        const packages = probe?.packages ?? recorded ?? {};
-        const frameworks = frameworksOf(packages, settings.alwaysInclude);
-        const record = {
-          seed: settings.seed,
-          strict: settings.strict,
-          frameworks
-        };
-        let restart = false;
-        if (
-          settings.strict &&
-          frameworks.includes('torch') &&
-          probe?.torch?.cuda_initialized
-        ) {
-          const choice = await Private.askRestart(trans);
-          if (choice === null) {
-            return;
-          }
-          restart = choice;
-        }
-        const { index } = upsertSeedCell(
-          panel.context.model,
-          seedCellSource(record, trans),
-          record
-        );
-        panel.content.activeCellIndex = index;
-        if (restart) {
-          await panel.sessionContext.restartKernel();
-        }
+        await insertSeedCell(panel, inspected() === panel, context);
       }
     });
 
@@ -199,27 +132,8 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
       ),
       describedBy: { args: { type: 'object', properties: {} } },
       ...onInspectedKernel(async panel => {
-        await inspector.refresh();
-        const fingerprint = await inspector.currentFingerprint();
-        if (!fingerprint) {
-          Notification.warning(
-            notificationText(
-              trans.__(
-                'The kernel did not answer the probe, so nothing was recorded. %1',
-                inspector.error ?? ''
-              )
-            ),
-            { autoClose: 5000 }
-          );
-          return;
-        }
-        writeFingerprint(panel.context.model, fingerprint);
-        Notification.success(
-          trans.__(
-            'Recorded the environment in the notebook; save it to keep it.'
-          ),
-          { autoClose: 4000 }
-        );
+        const { recordEnvironment } = await actions();
+        await recordEnvironment(panel, context);
       })
     });
 
@@ -230,63 +144,8 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
       ),
       describedBy: { args: { type: 'object', properties: {} } },
       ...onInspectedKernel(async panel => {
-        if (!inspector.environment) {
-          await inspector.refresh();
-        }
-        const environment = inspector.environment;
-        const title = trans.__('Export environment.yml');
-        if (!environment) {
-          await showErrorMessage(
-            title,
-            trans.__(
-              "The server does not list this kernel's environment (%1): it knows conda environments and the venvs kernelspecs launch.",
-              inspector.report?.prefix ?? trans.__('unknown')
-            )
-          );
-          return;
-        }
-        const path = PathExt.join(
-          PathExt.dirname(panel.context.localPath),
-          'environment.yml'
-        );
-        const contents = app.serviceManager.contents;
-        try {
-          const text = await inspector.environments.exportFile(
-            environment.id,
-            settings.exportStyle
-          );
-          if (await Private.exists(contents, path)) {
-            const answer = await showDialog({
-              title,
-              body: trans.__('%1 exists. Replace it?', path),
-              buttons: [
-                Dialog.cancelButton({ label: trans.__('Cancel') }),
-                Dialog.warnButton({ label: trans.__('Replace') })
-              ]
-            });
-            if (!answer.button.accept) {
-              return;
-            }
-          }
-          await contents.save(path, {
-            type: 'file',
-            format: 'text',
-            content: text
-          });
-        } catch (error) {
-          await showErrorMessage(title, error as Error);
-          return;
-        }
-        Notification.success(
-          notificationText(
-            trans.__(
-              'Wrote the environment.yml of %1 to %2',
-              environment.name,
-              path
-            )
-          ),
-          { autoClose: 5000 }
-        );
+        const { exportEnvironmentFile } = await actions();
+        await exportEnvironmentFile(panel, context);
       })
     });
 
@@ -348,51 +207,6 @@ export const reproducibilityPlugin: JupyterFrontEndPlugin<void> = {
  * File-local helpers.
  */
 namespace Private {
-  /**
-   * Ask whether to restart a kernel whose CUDA is initialised: true to insert
-   * and restart, false to insert only, null to do nothing.
-   */
-  export async function askRestart(
-    trans: TranslationBundle
-  ): Promise<boolean | null> {
-    const restart = Dialog.warnButton({
-      label: trans.__('Insert and Restart')
-    });
-    const answer = await showDialog({
-      title: trans.__('CUDA is already initialised in this kernel'),
-      body: trans.__(
-        'Strict mode sets CUBLAS_WORKSPACE_CONFIG, which CUDA reads only when it initialises: it takes effect after a restart. Insert the cell and restart the kernel? Run the cell first after the restart.'
-      ),
-      buttons: [
-        Dialog.cancelButton({ label: trans.__('Cancel') }),
-        Dialog.okButton({
-          label: trans.__('Insert Only'),
-          displayType: 'default'
-        }),
-        restart
-      ]
-    });
-    if (!answer.button.accept) {
-      return null;
-    }
-    return answer.button.label === restart.label;
-  }
-
-  /**
-   * Whether a file exists.
-   */
-  export async function exists(
-    contents: JupyterFrontEnd['serviceManager']['contents'],
-    path: string
-  ): Promise<boolean> {
-    try {
-      await contents.get(path, { content: false });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   /**
    * The drift notification: the notebook, the first change, how many more.
    */

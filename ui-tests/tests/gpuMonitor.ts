@@ -176,6 +176,12 @@ export async function openPanel(
 }
 
 /**
+ * The status bar text for the busiest GPU of the replayed capture: both RTX
+ * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
+ */
+export const BUSIEST_STATUS = '2 GPUs · max 0 % · 21.9/24.0 GiB';
+
+/**
  * Close a main-area tab by its close icon (which has no name that is the
  * same in every language).
  */

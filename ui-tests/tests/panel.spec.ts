@@ -11,19 +11,13 @@ import {
   SMI_FIXTURES,
   V100S_X8
 } from './fakeGpu';
-import { setAlertSettings } from './gpuMonitor';
+import { BUSIEST_STATUS, setAlertSettings } from './gpuMonitor';
 import { brokenWords, lowContrastTexts } from './layout';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.
  */
 const PANEL = 'GPU Monitor';
-
-/**
- * The status bar text for the busiest GPU of the replayed capture: both RTX
- * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
- */
-const BUSIEST_STATUS = '2 GPUs · max 0 % · 21.9/24.0 GiB';
 
 test.describe('GPU monitor panel', () => {
   test('opens from its sidebar icon with one row per GPU of the capture and their processes below', async ({
