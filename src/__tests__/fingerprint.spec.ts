@@ -180,6 +180,35 @@ describe('driftFindings', () => {
     );
   });
 
+  it('pins with uv aimed at the Python of a venv uv made, which has no pip', () => {
+    const [numpy, torch, gone] = driftFindings(
+      [
+        { kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' },
+        {
+          kind: 'package',
+          name: 'torch',
+          recorded: '2.13.0+cpu',
+          current: '2.13.0+cu130'
+        },
+        { kind: 'package', name: 'pandas', recorded: null, current: '3.0.1' }
+      ],
+      recorded,
+      trans,
+      new Set(),
+      '/srv/train/.venv',
+      'uv'
+    );
+    expect(numpy.fix).toBe(
+      'uv pip install --python "/srv/train/.venv/bin/python" "numpy==2.4.6"'
+    );
+    expect(torch.fix).toBe(
+      'uv pip install --python "/srv/train/.venv/bin/python" "torch==2.13.0+cpu" --index-url https://download.pytorch.org/whl/cpu'
+    );
+    expect(gone.fix).toBe(
+      'uv pip uninstall --python "/srv/train/.venv/bin/python" pandas'
+    );
+  });
+
   it("names a Windows environment's python.exe", () => {
     const [numpy] = driftFindings(
       [{ kind: 'package', name: 'numpy', recorded: '2.4.6', current: '2.3.5' }],

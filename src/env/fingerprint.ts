@@ -153,17 +153,20 @@ export function diffFingerprint(
  *   environment (the others are pip's); empty for a venv
  * @param prefix - the kernel's environment, which each command names: the
  *   pip and conda first on a terminal's PATH may be another environment's
+ * @param manager - the tool that made it (`GET envs`' `manager`): uv makes
+ *   venvs without pip, whose packages `uv pip` changes
  */
 export function driftFindings(
   changes: readonly IFingerprintChange[],
   recorded: IEnvironmentFingerprint,
   trans: TranslationBundle,
   condaPackages: ReadonlySet<string>,
-  prefix: string
+  prefix: string,
+  manager: string | null = null
 ): IDriftFinding[] {
   const date = formatDay(recorded.recorded);
   const pin = (name: string, version: string | null, conda: boolean) =>
-    Private.pinCommand(name, version, conda, prefix);
+    Private.pinCommand(name, version, conda, prefix, manager === 'uv');
   const none = trans.__('not installed');
   return changes.map(change => {
     const was = change.recorded ?? none;
@@ -292,22 +295,27 @@ namespace Private {
     name: string,
     version: string | null,
     conda: boolean,
-    prefix: string
+    prefix: string,
+    uv: boolean
   ): string {
-    const pip = `"${python(prefix)}" -m pip`;
+    // uv's venvs have no pip: `uv pip` aimed at the environment's Python.
+    const install = uv
+      ? `uv pip install --python "${python(prefix)}"`
+      : `"${python(prefix)}" -m pip install`;
+    const uninstall = uv
+      ? `uv pip uninstall --python "${python(prefix)}"`
+      : `"${python(prefix)}" -m pip uninstall -y`;
     const condaIn = `-p "${prefix}"`;
     if (version === null) {
-      return conda
-        ? `conda remove ${condaIn} ${name}`
-        : `${pip} uninstall -y ${name}`;
+      return conda ? `conda remove ${condaIn} ${name}` : `${uninstall} ${name}`;
     }
     const local = version.split('+')[1];
     if (local) {
-      return `${pip} install "${name}==${version}" --index-url https://download.pytorch.org/whl/${local}`;
+      return `${install} "${name}==${version}" --index-url https://download.pytorch.org/whl/${local}`;
     }
     return conda
       ? `conda install ${condaIn} "${name}=${version}"`
-      : `${pip} install "${name}==${version}"`;
+      : `${install} "${name}==${version}"`;
   }
 
   /**

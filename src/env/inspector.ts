@@ -533,7 +533,8 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       recorded,
       this._trans,
       this._condaPackages,
-      current.environment.prefix
+      current.environment.prefix,
+      this._environment?.manager ?? null
     );
   }
 
