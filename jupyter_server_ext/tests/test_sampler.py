@@ -77,13 +77,18 @@ async def test_a_seldom_watcher_sees_a_driver_failure_at_its_next_ask(fake_smi):
 
 
 async def test_a_chart_shown_reads_every_interval_and_seldom_watchers_share_it(fake_smi):
-    sampler = Sampler(NvidiaSmiSource(), interval_seconds=0.1)
+    sampler = Sampler(NvidiaSmiSource(), interval_seconds=0.1, idle_seconds=0.5)
     await sampler.snapshot()  # a chart: the timer runs
     assert sampler.sampling
     reads = sampler.reads
     latest = await sampler.snapshot(every=5.0)
     # The timer's read, not one more for the seldom watcher.
     assert latest.timestamp == sampler.latest.timestamp and sampler.reads - reads <= 1
+    # The chart closes; the seldom watcher goes on asking, and does not keep the timer going.
+    for _ in range(10):
+        await asyncio.sleep(0.1)
+        await sampler.snapshot(every=5.0)
+    assert not sampler.sampling
     await sampler.stop()
 
 

@@ -71,7 +71,9 @@ class Sampler:
         """The latest snapshot, read within the last two intervals; for a watcher that asks
         only ``every`` seconds (longer than the interval), within half of that. Raises
         blocking.Stopping once the server stops."""
-        if every is not None and every > self.interval_seconds and not self.sampling:
+        # A seldom watcher neither starts the timer nor keeps it going: it shares the
+        # timer's reads while a chart keeps it going, and gets its own read otherwise.
+        if every is not None and every > self.interval_seconds:
             await self._fresh_for(every)
         else:
             await self._fresh()
