@@ -199,15 +199,23 @@ class GpuMonitorHandler(APIHandler):
     def monitor_config(self) -> GpuMonitor:
         return self.settings["gpu_monitor_config"]
 
-    def asks_every(self) -> float | None:
-        """``every``: how many seconds apart this client asks; None when not said."""
-        raw = self.get_query_argument("every", None)
+    def query_number(self, name: str) -> tuple[str, float] | None:
+        """A query argument as given and as a number (nan when it is none); None when left
+        out or empty."""
+        raw = self.get_query_argument(name, None)
         if raw is None or raw == "":
             return None
         try:
-            every = float(raw)
+            return raw, float(raw)
         except ValueError:
-            every = math.nan
+            return raw, math.nan
+
+    def asks_every(self) -> float | None:
+        """``every``: how many seconds apart this client asks; None when not said."""
+        given = self.query_number("every")
+        if given is None:
+            return None
+        raw, every = given
         if not 0 < every <= MAX_EVERY_SECONDS:
             raise ApiError(
                 400,
@@ -236,13 +244,10 @@ class HistoryHandler(GpuMonitorHandler):
         self.finish(await self.sampler.history_json(self._since()))
 
     def _since(self) -> float | None:
-        raw = self.get_query_argument("since", None)
-        if raw is None or raw == "":
+        given = self.query_number("since")
+        if given is None:
             return None
-        try:
-            since = float(raw)
-        except ValueError:
-            since = math.nan
+        raw, since = given
         if not math.isfinite(since):
             raise ApiError(
                 400, f"'since' must be a timestamp in seconds since the epoch, not {raw[:40]!r}"

@@ -337,39 +337,50 @@ def apply_manifest_edit(fix: str, manifest) -> dict:
     return tomllib.loads(manifest.read_text())
 
 
-def test_a_pixi_environment_is_fixed_in_its_workspace(tmp_path):
-    # `conda install -p` into .pixi/envs/default is undone by the next `pixi run`, and pixi
-    # solves for the CUDA the workspace declares, not for this machine's driver.
-    prefix = pixi_workspace(tmp_path / "train", "pixi.toml", "default", "conda")
-    manifest = tmp_path / "train" / "pixi.toml"
-    assert project_of(prefix) == Project("pixi", str(manifest), "default")
-    fix = fix_read_from_disk(prefix)
-    assert fix == (
-        f'pixi manages this environment: in "{manifest}", declare the driver\'s CUDA '
-        '([system-requirements] cuda = "13.1"), then run: '
-        f'pixi add --manifest-path "{manifest}" "pytorch-gpu==2.13.0" "torchvision==0.28.0"'
-    )
-    assert apply_manifest_edit(fix, manifest)["system-requirements"] == {"cuda": "13.1"}
-
-
-def test_a_pixi_environments_pypi_torch_comes_from_pytorchs_index(tmp_path):
-    # A non-default environment of a pyproject.toml workspace, torch from PyPI: its feature's
-    # pypi-dependencies name PyTorch's index for the CUDA build.
-    prefix = pixi_workspace(tmp_path / "train", "pyproject.toml", "gpu", "pypi")
-    manifest = tmp_path / "train" / "pyproject.toml"
-    assert project_of(prefix) == Project("pixi", str(manifest), "gpu")
-    fix = fix_read_from_disk(prefix)
-    assert fix == (
-        f'pixi manages this environment: in "{manifest}", set '
-        "[tool.pixi.feature.gpu.pypi-dependencies] torch = "
-        '{ version = "==2.13.0", index = "https://download.pytorch.org/whl/cu130" }, '
-        f'then run: pixi install --manifest-path "{manifest}" --environment gpu'
-    )
-    edited = apply_manifest_edit(fix, manifest)
-    assert edited["tool"]["pixi"]["feature"]["gpu"]["pypi-dependencies"]["torch"] == {
-        "version": "==2.13.0",
-        "index": "https://download.pytorch.org/whl/cu130",
-    }
+@pytest.mark.parametrize(
+    ("manifest_name", "environment", "torch", "fix", "table", "declared"),
+    [
+        # `conda install -p` into .pixi/envs/default is undone by the next `pixi run`, and
+        # pixi solves for the CUDA the workspace declares, not for this machine's driver.
+        (
+            "pixi.toml",
+            "default",
+            "conda",
+            'pixi manages this environment: in "{manifest}", declare the driver\'s CUDA '
+            '([system-requirements] cuda = "13.1"), then run: pixi add --manifest-path '
+            '"{manifest}" "pytorch-gpu==2.13.0" "torchvision==0.28.0"',
+            ("system-requirements",),
+            {"cuda": "13.1"},
+        ),
+        # A non-default environment of a pyproject.toml workspace, torch from PyPI: its
+        # feature's pypi-dependencies name PyTorch's index for the CUDA build.
+        (
+            "pyproject.toml",
+            "gpu",
+            "pypi",
+            'pixi manages this environment: in "{manifest}", set '
+            "[tool.pixi.feature.gpu.pypi-dependencies] torch = "
+            '{{ version = "==2.13.0", index = "https://download.pytorch.org/whl/cu130" }}, '
+            'then run: pixi install --manifest-path "{manifest}" --environment gpu',
+            ("tool", "pixi", "feature", "gpu", "pypi-dependencies"),
+            {"torch": {"version": "==2.13.0", "index": "https://download.pytorch.org/whl/cu130"}},
+        ),
+    ],
+    ids=["conda-pytorch", "pypi-torch-in-a-feature"],
+)
+def test_a_pixi_environment_is_fixed_in_its_workspace(
+    tmp_path, manifest_name, environment, torch, fix, table, declared
+):
+    prefix = pixi_workspace(tmp_path / "train", manifest_name, environment, torch)
+    manifest = tmp_path / "train" / manifest_name
+    assert project_of(prefix) == Project("pixi", str(manifest), environment)
+    given = fix_read_from_disk(prefix)
+    assert given == fix.format(manifest=manifest)
+    # What the fix says to write is TOML that puts the declaration where pixi reads it.
+    edited = apply_manifest_edit(given, manifest)
+    for key in table:
+        edited = edited[key]
+    assert edited == declared
 
 
 def test_a_pixi_workspace_is_found_from_its_record_or_its_manifest(tmp_path):
