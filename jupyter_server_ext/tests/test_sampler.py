@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+from jupyterlab_gpu_monitor.blocking import Stopping
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import Gpu, Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource
@@ -74,6 +76,18 @@ async def test_a_seldom_watcher_sees_a_driver_failure_at_its_next_ask(fake_smi):
     assert failed.error is not None and failed.error.kind == "driver_not_loaded"
     assert sampler.reads == 2
     await sampler.stop()
+
+
+async def test_a_seldom_watcher_waiting_on_a_hung_read_is_told_the_server_stops(fake_smi):
+    sampler = Sampler(NvidiaSmiSource(timeout_seconds=60), interval_seconds=0.1)
+    fake_smi.mode("hang")
+    waiting = asyncio.ensure_future(sampler.snapshot(every=5.0))
+    await asyncio.sleep(0.3)  # the read has started, and hangs
+    await sampler.stop()
+    with pytest.raises(Stopping):
+        await waiting
+    with pytest.raises(Stopping):
+        await sampler.snapshot(every=5.0)
 
 
 async def test_a_chart_shown_reads_every_interval_and_seldom_watchers_share_it(fake_smi):

@@ -107,12 +107,13 @@ class Sampler:
         """End the reading task and release the source; the requests waiting for a read are
         answered that the server stops (blocking.Stopping), and so are those that come after."""
         self._stopped = True
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        for task in (self._task, self._asked_read):
+            if task is not None and not task.done():
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
         self.source.close()
 
     async def _history_text(self, since: float | None) -> str:
@@ -145,8 +146,14 @@ class Sampler:
             return
         if self._asked_read is None or self._asked_read.done():
             self._asked_read = asyncio.ensure_future(self._read_for(every))
-        # Shielded: one caller giving up must not cancel the read the others wait for.
-        await asyncio.shield(self._asked_read)
+        asked = self._asked_read
+        try:
+            # Shielded: one caller giving up must not cancel the read the others wait for.
+            await asyncio.shield(asked)
+        except asyncio.CancelledError:
+            if asked.cancelled() and self._stopped:
+                raise blocking.Stopping() from None
+            raise
 
     async def _read_for(self, every: float) -> Snapshot:
         await self._seed_history()
