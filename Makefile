@@ -147,6 +147,7 @@ bench: install
 	python bench/startup.py
 	python bench/sampler.py
 	python bench/join.py
+	python bench/kernel_read.py
 	python bench/cells.py
 	python bench/kernel_history.py
 	python bench/machine_read.py

@@ -31,7 +31,8 @@ ROUNDS = 20
 
 # A process that forks a chain DEPTH deep whose last link forks the leaves; all then sleep.
 TREE = f"""
-import os, time
+import os, signal, time
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by an interrupt, quietly
 def link(depth):
     if depth == 0:
         for _ in range({LEAVES_PER_KERNEL}):
