@@ -26,6 +26,7 @@ import psutil
 from . import blocking
 from .gpu.model import GpuProcess, Snapshot
 from .machine.kernel_usage import KernelUsageReader, KernelUse
+from .machine.process_reads import ProcessReads
 
 log = logging.getLogger(__name__)
 
@@ -76,52 +77,34 @@ class _Owner:
 
 
 class ProcessTree:
-    """One sample's view of the process table, read lazily: each pid's parent at most once,
-    owners only for the GPU processes themselves."""
+    """One read's view of who runs what: parents and owners read from the moment's process
+    table (``reads``), each process at most once, only for the GPU processes and their
+    ancestors."""
 
-    def __init__(self, own_uid: int | None = None):
+    def __init__(self, reads: ProcessReads | None = None, own_uid: int | None = None):
         self.own_uid = os.getuid() if own_uid is None else own_uid
+        self.reads = reads or ProcessReads()
         self._initial_namespace = in_initial_pid_namespace()
-        self._processes: dict[int, psutil.Process | None] = {}
-        self._parents: dict[int, int | None] = {}
         self._users: dict[int, str] = {}
         self._host_to_local: dict[int, int] | None = None
 
     @property
     def pids_read(self) -> int:
-        """How many processes this sample looked at."""
-        return len(self._processes)
-
-    def _process(self, pid: int) -> psutil.Process | None:
-        if pid not in self._processes:
-            try:
-                self._processes[pid] = psutil.Process(pid)
-            # ValueError: a pid no process can have (negative), as a broken driver reports.
-            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied, ValueError):
-                self._processes[pid] = None
-        return self._processes[pid]
+        """How many processes this read looked at."""
+        return self.reads.pids_read
 
     def parent(self, pid: int) -> int | None:
         """The parent of a local pid; None when the pid does not exist (or cannot be read)."""
-        if pid not in self._parents:
-            process = self._process(pid)
-            try:
-                self._parents[pid] = process.ppid() if process is not None else None
-            except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
-                self._parents[pid] = None
-        return self._parents[pid]
+        stat = self.reads.stat(pid)
+        return stat.parent if stat is not None else None
 
     def owner(self, pid: int) -> _Owner | None:
         """Who runs a local pid and since when; None when it does not exist."""
-        process = self._process(pid)
-        if process is None:
+        uid = self.reads.real_uid(pid)
+        started = self.reads.started_at(pid)
+        if uid is None or started is None:
             return None
-        try:
-            uid = process.uids().real
-        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
-            return None
-        # create_time() was read when the Process was made: it costs nothing more.
-        return _Owner(uid=uid, user=self._user(uid), started=process.create_time())
+        return _Owner(uid=uid, user=self._user(uid), started=started)
 
     def _user(self, uid: int) -> str:
         if uid not in self._users:
@@ -134,7 +117,7 @@ class ProcessTree:
     def local_pid(self, driver_pid: int) -> int | None:
         """The local pid of a pid the driver reported, or None when it is not visible here."""
         if self._initial_namespace:
-            return driver_pid if self._process(driver_pid) is not None else None
+            return driver_pid if self.reads.stat(driver_pid) is not None else None
         if self._host_to_local is None:
             self._host_to_local = _host_pids_seen_here()
         return self._host_to_local.get(driver_pid)
@@ -175,27 +158,52 @@ def _host_pids_seen_here() -> dict[int, int]:
     return translated
 
 
-async def running_kernels(kernel_manager: Any, session_manager: Any) -> list[RunningKernel]:
+class SessionsOfKernels:
+    """Kernel id -> its session (notebook or console). Listing the sessions costs a kernel
+    model per session (5 ms a read with 200 notebooks open), so the list is kept while neither
+    the kernels nor jupyter_server's session table change (sqlite counts the rows its
+    connection changed); a session manager without that table is listed at every read."""
+
+    def __init__(self, session_manager: Any):
+        self._manager = session_manager
+        self._listed: dict[str, dict] = {}
+        self._listed_for: tuple | None = None
+
+    async def by_kernel(self, kernel_ids: list[str]) -> dict[str, dict]:
+        if self._manager is None:
+            return {}
+        version = self._table_version()
+        key = (tuple(kernel_ids), version)
+        if version is None or key != self._listed_for:
+            try:
+                listed = await self._manager.list_sessions()
+            except Exception as error:  # its database (a file, or a custom manager's store)
+                log.warning("kernels listed without their notebooks: %s", error)
+                return {}
+            self._listed = {(session.get("kernel") or {}).get("id"): session for session in listed}
+            # Read after the listing: it deletes the rows of kernels that died.
+            self._listed_for = (key[0], self._table_version())
+        return self._listed
+
+    def _table_version(self) -> int | None:
+        connection = getattr(self._manager, "connection", None)
+        changes = getattr(connection, "total_changes", None)
+        return changes if isinstance(changes, int) else None
+
+
+async def running_kernels(kernel_manager: Any, sessions: SessionsOfKernels) -> list[RunningKernel]:
     """This server's kernels with their process and session (notebook or console path); the
     kernels without their sessions, with a warning, when the session manager fails."""
-    sessions = {}
-    if session_manager is not None:
-        try:
-            listed = await session_manager.list_sessions()
-        except Exception as error:  # its database (a file, or a custom manager's store)
-            log.warning("kernels listed without their notebooks: %s", error)
-            listed = []
-        for session in listed:
-            kernel = session.get("kernel") or {}
-            sessions[kernel.get("id")] = session
+    kernel_ids = list(kernel_manager.list_kernel_ids())
+    by_kernel = await sessions.by_kernel(kernel_ids)
     kernels = []
-    for kernel_id in kernel_manager.list_kernel_ids():
+    for kernel_id in kernel_ids:
         try:
             manager = kernel_manager.get_kernel(kernel_id)
         except KeyError:
             continue  # shut down since it was listed
         provisioner = getattr(manager, "provisioner", None)
-        session = sessions.get(kernel_id, {})
+        session = by_kernel.get(kernel_id, {})
         kernels.append(
             RunningKernel(
                 kernel_id=kernel_id,
@@ -261,10 +269,12 @@ def _join_process(
     return local
 
 
-def measure_own_processes(own: list[tuple[GpuProcess, int]], reader: KernelUsageReader) -> None:
+def measure_own_processes(
+    own: list[tuple[GpuProcess, int]], reader: KernelUsageReader, reads: ProcessReads
+) -> None:
     """Give the user's own GPU processes (``join``'s answer) their command line, CPU and host
     memory. Blocking (reads /proc): call it off the event loop."""
-    uses = reader.read_processes({pid for _, pid in own})
+    uses = reader.read_processes({pid for _, pid in own}, reads)
     for process, pid in own:
         use = uses.get(pid)
         if use is not None:
@@ -280,10 +290,16 @@ def join_and_measure(
     reader: KernelUsageReader,
 ) -> dict[str, KernelUse]:
     """Join the snapshot's processes to the kernels, give the user's own their use of the
-    machine, and return each kernel's (``kernel_pids``: kernel id -> its local pid). Blocking
-    (reads /proc): call it off the event loop."""
-    uses = reader.read(kernel_pids)  # first: the processes it reads are not read again
-    measure_own_processes(join(snapshot, kernels), reader)
+    machine, and return each kernel's (``kernel_pids``: kernel id -> its local pid; an idle
+    kernel's as last walked, see ``kernel_usage``). Blocking (reads /proc): call it off the
+    event loop."""
+    # One moment's process table for all three: a GPU process is most often in a kernel's
+    # tree, and so are its ancestors, so the join and the measure read again nothing the
+    # walk read.
+    reads = reader.moment()
+    idle = {kernel.kernel_id for kernel in kernels if kernel.execution_state == "idle"}
+    uses = reader.read(kernel_pids, reads, settled=idle)
+    measure_own_processes(join(snapshot, kernels, ProcessTree(reads)), reader, reads)
     return uses
 
 
@@ -386,7 +402,7 @@ class KernelJoin:
         max_rate_seconds: float = math.inf,
     ):
         self._kernel_manager = kernel_manager
-        self._session_manager = session_manager
+        self._sessions = SessionsOfKernels(session_manager)
         self._show_other_users_commands = show_other_users_commands
         self._machine = KernelUsageReader(max_rate_seconds=max_rate_seconds)
         self.usage: list[KernelGpuUsage] = []
@@ -398,7 +414,7 @@ class KernelJoin:
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
-        return await running_kernels(self._kernel_manager, self._session_manager)
+        return await running_kernels(self._kernel_manager, self._sessions)
 
     async def __call__(self, snapshot: Snapshot) -> None:
         # Deny by default: another user's command line can hold paths, hosts or tokens, so none

@@ -174,6 +174,20 @@ async def test_kernels_endpoint_sums_each_kernels_processes_most_memory_first(
     assert kernels[1]["memory_used_mib"] == 0 and kernels[1]["gpus"] == []
 
 
+async def test_a_renamed_notebook_shows_at_once_though_sessions_are_kept(jp_fetch):
+    # The sessions are listed again only when the kernels or the session table change: a
+    # rename (JupyterLab's PATCH of the session) changes the table, not the kernels.
+    notebook = await start_session(jp_fetch, "draft.ipynb")
+    kernel_id = notebook["kernel"]["id"]
+    paths = [(k["kernel_id"], k["session_path"]) for k in await get_json(jp_fetch, "kernels")]
+    assert paths == [(kernel_id, "draft.ipynb")]
+
+    body = json.dumps({"path": "results/final.ipynb", "name": "final.ipynb"})
+    await jp_fetch("api", "sessions", notebook["id"], method="PATCH", body=body)
+    (renamed,) = await get_json(jp_fetch, "kernels")
+    assert renamed["session_path"] == "results/final.ipynb"
+
+
 async def test_pid_that_does_not_exist_here_is_not_visible_and_not_guessed(fake_smi, jp_fetch):
     missing = psutil.Process().pid + 4 * 1024 * 1024  # above the kernel's pid_max limit
     fake_smi.replay(XML, GPUS, APPS)

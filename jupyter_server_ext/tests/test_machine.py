@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from jupyterlab_gpu_monitor.machine import kernel_usage
 from jupyterlab_gpu_monitor.machine.cgroup import LIMITS_SECONDS, Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
@@ -166,6 +167,18 @@ def kernel_tree():
     parent.wait()
 
 
+def killed(pid: int) -> None:
+    """Kill a child of the tree; it is a zombie (counted for nothing) until its parent reaps
+    it, which this one never does."""
+    process = psutil.Process(pid)
+    process.kill()
+    for _ in range(100):
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{pid} still runs")
+
+
 @pytest.mark.parametrize("proc", [Path("/proc"), Path("/nonexistent")], ids=["proc", "psutil"])
 def test_a_kernels_cpu_and_memory_count_the_processes_it_started(kernel_tree, proc):
     pid, children = kernel_tree
@@ -200,6 +213,25 @@ def test_a_gpu_process_of_ours_gets_its_own_cpu_memory_and_command(kernel_tree, 
     assert uses[idle].command == "sleep 60"
     assert uses[pid].memory_rss_mib > 200  # its own bytes, not its children's
     assert uses[idle].memory_rss_mib < 20
+
+
+def test_an_idle_kernels_tree_is_walked_again_after_a_while_a_busy_ones_at_each_read(
+    kernel_tree, monkeypatch
+):
+    pid, (busy, idle) = kernel_tree
+    reader = KernelUsageReader()
+    assert reader.read({"k": pid})["k"].processes == 3
+    for child in (busy, idle):
+        killed(child)
+    # Idle, walked a moment ago: its figures are the walk's.
+    kept = reader.read({"k": pid}, settled={"k"})["k"]
+    assert kept.processes == 3
+    # Busy: walked at each read.
+    assert reader.read({"k": pid})["k"].processes == 1
+    # Idle again, once its last walk is old enough: walked again, its CPU over the two walks.
+    monkeypatch.setattr(kernel_usage, "SETTLED_SECONDS", 0.0)
+    walked = reader.read({"k": pid}, settled={"k"})["k"]
+    assert walked.processes == 1 and walked.cpu_percent is not None
 
 
 def test_rates_over_a_pause_of_the_sampler_are_none_not_its_average(kernel_tree):

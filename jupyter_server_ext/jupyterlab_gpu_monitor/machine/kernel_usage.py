@@ -3,10 +3,16 @@ every process it started (``!python train.py``, DataLoader workers), at each rea
 
 On Linux each process of a kernel's tree costs two small reads, ``/proc/<pid>/stat`` (CPU ticks,
 resident pages, start time) and ``/proc/<pid>/task/<pid>/children``, whatever else runs on the
-machine: no scan of the whole process table. CPU use is the ticks a tree spent between two reads
-over the time between them, in percent of one core (as ``top`` counts: a kernel busy on four
-cores is at 400 %). Elsewhere, or where the kernel has no ``children`` files, psutil walks the
-tree.
+machine: no scan of the whole process table; the join of the GPU processes and the user's own
+GPU processes reuse these reads (``process_reads``). CPU use is the ticks a tree spent between
+two reads over the time between them, in percent of one core (as ``top`` counts: a kernel busy
+on four cores is at 400 %). Elsewhere, or where the kernel has no ``children`` files, psutil
+walks the tree.
+
+An idle kernel's tree is walked every ``SETTLED_SECONDS``, not at every read: its processes
+start and end when it runs a cell, and its figures between two walks are the last walk's (its
+CPU over the time between the two walks before). A kernel turning busy is walked at the next
+read.
 
 The ``children`` file lists what a process's main thread started, which is where a notebook
 starts processes (its cells run there); a child started from another thread is counted once it
@@ -16,21 +22,22 @@ is a child of one of those.
 from __future__ import annotations
 
 import math
-import os
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
 from .model import MIB
+from .process_reads import LifelongFacts, ProcessReads, ProcessStat
 
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
 # make each read walk it all.
 MAX_TREE_PROCESSES = 512
-# The most of a command line kept: enough for a script and its arguments, not a megabyte of
-# them (a process's arguments may be as long as the system allows).
-MAX_COMMAND_CHARS = 1000
+# How often an idle kernel's tree is walked: 150 idle notebooks on a shared server would
+# otherwise cost more at each read than the GPUs' own reading.
+SETTLED_SECONDS = 10.0
 
 
 @dataclass
@@ -57,9 +64,13 @@ class ProcessUse:
 
 
 @dataclass
-class _Sample:
-    started: int  # the process's start time, in clock ticks after boot (tells reused pids apart)
-    ticks: int  # user and system CPU time, in clock ticks
+class _Walk:
+    """A kernel's tree as last walked."""
+
+    pid: int
+    at: float  # time.monotonic() of the walk
+    members: dict[int, ProcessStat]
+    use: KernelUse
 
 
 class KernelUsageReader:
@@ -70,183 +81,120 @@ class KernelUsageReader:
         self._proc = proc
         # CPU over a longer time than this is none (see model.rate_window).
         self._max_rate_seconds = max_rate_seconds
-        self._linux = (proc / "self" / "stat").exists()
-        self._ticks_per_second = os.sysconf("SC_CLK_TCK") if self._linux else 100
-        self._page_size = os.sysconf("SC_PAGE_SIZE") if self._linux else 4096
-        self._previous: dict[int, _Sample] = {}
+        self._lifelong = LifelongFacts()
+        self._walks: dict[str, _Walk] = {}
         self._previous_at: float | None = None
         # The same for single processes (read_processes), remembered apart: they are read
         # on reads with GPU processes only.
-        self._previous_processes: dict[int, _Sample] = {}
+        self._previous_processes: dict[int, ProcessStat] = {}
         self._previous_processes_at: float | None = None
-        # What the last read() found of each process of the kernels' trees: a GPU process is
-        # most often one of them, and read_processes then needs no /proc read of its own.
-        self._trees_read: dict[int, tuple[_Sample, int]] = {}
-        # (pid, start) -> its command line: read once in a process's life, not at every read.
-        self._commands: dict[tuple[int, int], str | None] = {}
 
-    def read(self, kernel_pids: dict[str, int]) -> dict[str, KernelUse]:
-        """Kernel id -> its use now, for the kernels given with their process ids."""
+    def moment(self) -> ProcessReads:
+        """A new moment's view of the process table, for ``read``, ``read_processes`` and the
+        join of the same read to share; what processes keep for life carried over."""
+        self._lifelong.next_moment()
+        return ProcessReads(self._proc, self._lifelong)
+
+    def read(
+        self,
+        kernel_pids: dict[str, int],
+        reads: ProcessReads | None = None,
+        settled: Collection[str] = (),
+    ) -> dict[str, KernelUse]:
+        """Kernel id -> its use now, for the kernels given with their process ids; those
+        ``settled`` (idle) as last walked while that is recent."""
+        reads = reads or self.moment()
         now = time.monotonic()
-        elapsed = self._elapsed(self._previous_at, now)
-        samples: dict[int, _Sample] = {}
-        uses = {}
-        self._trees_read = {}
+        # After a pause of the reads, nothing walked before it stands.
+        paused = self._elapsed(self._previous_at, now) is None
+        walks = {}
         for kernel_id, pid in kernel_pids.items():
-            tree = self._tree(pid)
-            self._trees_read.update(tree)
-            spent = 0
-            rss = 0
-            for member, (sample, resident) in tree.items():
-                samples[member] = sample
-                rss += resident
-                before = self._previous.get(member)
-                if before is not None and before.started == sample.started:
-                    spent += sample.ticks - before.ticks
-                elif self._previous_at is not None:
-                    spent += sample.ticks  # started since the last read: all of it is new
-            cpu = None
-            if elapsed and elapsed > 0:
-                cpu = 100 * spent / self._ticks_per_second / elapsed
-            uses[kernel_id] = KernelUse(
-                cpu_percent=cpu, memory_rss_mib=rss / MIB, processes=len(tree)
-            )
-        self._previous = samples
+            before = self._walks.get(kernel_id)
+            if before is not None and before.pid != pid:
+                before = None  # restarted: another process
+            recent = before is not None and now - before.at < SETTLED_SECONDS
+            if kernel_id in settled and recent and not paused:
+                walks[kernel_id] = before
+            else:
+                walks[kernel_id] = self._walk(pid, reads, now, None if paused else before)
+        self._walks = walks
         self._previous_at = now
-        return uses
+        return {kernel_id: walk.use for kernel_id, walk in walks.items()}
 
-    def read_processes(self, pids: set[int]) -> dict[int, ProcessUse]:
-        """Local pid -> its use now, for the pids that still exist. Call it after ``read``
-        of the same moment: a process of a kernel's tree is not read again."""
+    def _walk(self, pid: int, reads: ProcessReads, now: float, before: _Walk | None) -> _Walk:
+        """Walk a kernel's tree; its CPU since the walk ``before`` (none without one)."""
+        tree = self._tree(pid, reads)
+        spent = 0
+        rss = 0
+        for member, stat in tree.items():
+            rss += stat.resident_bytes
+            if before is None:
+                continue
+            earlier = before.members.get(member)
+            if earlier is not None and earlier.started == stat.started:
+                spent += stat.ticks - earlier.ticks
+            else:
+                spent += stat.ticks  # started since the last walk: all of it is new
+        cpu = None
+        if before is not None and now > before.at:
+            cpu = 100 * spent / reads.ticks_per_second / (now - before.at)
+        use = KernelUse(cpu_percent=cpu, memory_rss_mib=rss / MIB, processes=len(tree))
+        return _Walk(pid, now, tree, use)
+
+    def read_processes(
+        self, pids: set[int], reads: ProcessReads | None = None
+    ) -> dict[int, ProcessUse]:
+        """Local pid -> its use now, for the pids that still exist."""
+        reads = reads or self.moment()
         now = time.monotonic()
         previous_at, self._previous_processes_at = self._previous_processes_at, now
         elapsed = self._elapsed(previous_at, now)
         samples = {}
-        commands = {}
         uses = {}
         for pid in pids:
-            read = self._trees_read.get(pid) or self._stat_of(pid)
-            if read is None:
+            stat = reads.stat(pid)
+            if stat is None:
                 continue
-            sample, resident = read
-            samples[pid] = sample
+            samples[pid] = stat
             before = self._previous_processes.get(pid)
             cpu = None
-            if elapsed and before is not None and before.started == sample.started:
-                cpu = 100 * (sample.ticks - before.ticks) / self._ticks_per_second / elapsed
-            key = (pid, sample.started)
-            commands[key] = self._commands[key] if key in self._commands else self._command(pid)
-            uses[pid] = ProcessUse(cpu, resident / MIB, commands[key])
+            if elapsed and before is not None and before.started == stat.started:
+                cpu = 100 * (stat.ticks - before.ticks) / reads.ticks_per_second / elapsed
+            uses[pid] = ProcessUse(cpu, stat.resident_bytes / MIB, reads.command(pid))
         self._previous_processes = samples
-        self._commands = commands
         return uses
-
-    def _stat_of(self, pid: int) -> tuple[_Sample, int] | None:
-        return self._stat(pid) if self._linux else self._psutil_stat(pid)
 
     def _elapsed(self, previous_at: float | None, now: float) -> float | None:
         if previous_at is None or now - previous_at > self._max_rate_seconds:
             return None
         return now - previous_at
 
-    def _command(self, pid: int) -> str | None:
-        try:
-            if self._linux:
-                arguments = self._read(f"{self._proc}/{pid}/cmdline").split(b"\0")
-                line = b" ".join(argument for argument in arguments if argument).decode(
-                    errors="replace"
-                )
-            else:
-                line = " ".join(psutil.Process(pid).cmdline())
-        except (OSError, psutil.Error):
-            return None
-        return line[:MAX_COMMAND_CHARS] or None
-
-    def _tree(self, pid: int) -> dict[int, tuple[_Sample, int]]:
-        """Each process of the tree under ``pid`` (itself included): its sample and resident
-        bytes. Empty when ``pid`` is gone."""
-        if not self._linux:
-            return self._tree_by_psutil(pid)
-        found: dict[int, tuple[_Sample, int]] = {}
+    def _tree(self, pid: int, reads: ProcessReads) -> dict[int, ProcessStat]:
+        """Each live process of the tree under ``pid`` (itself included). Empty when ``pid``
+        is gone."""
+        found: dict[int, ProcessStat] = {}
         waiting = [pid]
         while waiting and len(found) < MAX_TREE_PROCESSES:
             current = waiting.pop()
             if current in found:
                 continue
-            stat = self._stat(current)
+            stat = reads.stat(current)
             if stat is None:
                 continue
             found[current] = stat
-            children = self._children(current)
+            children = reads.children(current)
             if children is None:
-                # No children files (a kernel built without CONFIG_PROC_CHILDREN).
-                return self._tree_by_psutil(pid)
+                return self._tree_by_psutil(pid, reads)
             waiting.extend(children)
         return found
 
-    def _read(self, path: str) -> bytes:
-        # os.open and os.read: half the cost of a Path's read_text, on every process each read.
-        descriptor = os.open(path, os.O_RDONLY)
+    def _tree_by_psutil(self, pid: int, reads: ProcessReads) -> dict[int, ProcessStat]:
+        """The same through psutil's scan of the process table: not Linux, or no children
+        files."""
         try:
-            return os.read(descriptor, 4096)
-        finally:
-            os.close(descriptor)
-
-    def _stat(self, pid: int) -> tuple[_Sample, int] | None:
-        try:
-            text = self._read(f"{self._proc}/{pid}/stat")
-        except OSError:
-            return None
-        # The command name is in parentheses and may hold spaces and parentheses itself.
-        fields = text[text.rfind(b")") + 2 :].split()
-        if fields[:1] == [b"Z"]:
-            return None  # a zombie: it has exited and uses nothing, its parent has not reaped it
-        try:
-            ticks = int(fields[11]) + int(fields[12])  # utime, stime
-            return _Sample(started=int(fields[19]), ticks=ticks), int(fields[21]) * self._page_size
-        except (IndexError, ValueError):
-            return None
-
-    def _children(self, pid: int) -> list[int] | None:
-        try:
-            text = self._read(f"{self._proc}/{pid}/task/{pid}/children")
-        except FileNotFoundError:
-            # Gone since its stat was read: no children. Still there: no such files here.
-            return None if (self._proc / str(pid)).exists() else []
-        except OSError:
-            return []
-        return [int(child) for child in text.split()]
-
-    def _tree_by_psutil(self, pid: int) -> dict[int, tuple[_Sample, int]]:
-        found: dict[int, tuple[_Sample, int]] = {}
-        try:
-            root = psutil.Process(pid)
-            members = [root, *root.children(recursive=True)[: MAX_TREE_PROCESSES - 1]]
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, ValueError):
-            return found
-        for process in members:
-            read = self._psutil_sample(process)
-            if read is not None:
-                found[process.pid] = read
-        return found
-
-    def _psutil_stat(self, pid: int) -> tuple[_Sample, int] | None:
-        try:
-            return self._psutil_sample(psutil.Process(pid))
+            descendants = psutil.Process(pid).children(recursive=True)
         except (psutil.Error, ValueError):
-            return None
-
-    def _psutil_sample(self, process: psutil.Process) -> tuple[_Sample, int] | None:
-        """What _stat reads from /proc, through psutil (not Linux, or no children files)."""
-        try:
-            if process.status() == psutil.STATUS_ZOMBIE:
-                return None
-            with process.oneshot():
-                times = process.cpu_times()
-                sample = _Sample(
-                    started=int(process.create_time() * self._ticks_per_second),
-                    ticks=round((times.user + times.system) * self._ticks_per_second),
-                )
-                return sample, process.memory_info().rss
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            return None
+            return {}
+        members = [pid, *(child.pid for child in descendants[: MAX_TREE_PROCESSES - 1])]
+        stats = {member: reads.stat(member) for member in members}
+        return {member: stat for member, stat in stats.items() if stat is not None}
