@@ -27,6 +27,10 @@ export interface ISharedRun {
  * (about a pixel of the y axis). Eight idle GPUs at 0 % are one such
  * stretch of eight lines. Only the readings from `first` to `last` are
  * looked at (those in view).
+ *
+ * It runs at every redraw of every chart, over an hour of readings on the
+ * dashboard: nothing is allocated per reading, and a set of lines is known
+ * by the sum of its lines' powers of two.
  */
 export function sharedRuns(
   data: uPlot.AlignedData,
@@ -34,25 +38,44 @@ export function sharedRuns(
   first = 0,
   last = data[0].length - 1
 ): ISharedRun[] {
-  const series = data.slice(1);
+  const series = data.slice(1) as Private.Column[];
   const runs: ISharedRun[] = [];
-  // The run each set of lines is in now, by its members.
-  let open = new Map<string, ISharedRun>();
-  let clusters = clustersAt(series, first, tolerance);
+  if (series.length < 2 || series.length > Private.MAX_LINES) {
+    return runs;
+  }
+  const order = new Int32Array(series.length);
+  let start = new Int32Array(series.length);
+  let end = new Int32Array(series.length);
+  // Per segment: the lines going from one group to one other, by the pair.
+  const together = new Map<number, number>();
+  // The run each set of lines is in now, by its set; the next segment's.
+  let open = new Map<number, ISharedRun>();
+  let still = new Map<number, ISharedRun>();
+  Private.groupAt(series, first, tolerance, start, order);
   for (let at = first; at < last; at++) {
-    const next = clustersAt(series, at + 1, tolerance);
-    const still = new Map<string, ISharedRun>();
-    for (const members of segmentGroups(clusters, next)) {
-      const key = members.join(',');
-      const run = open.get(key) ?? { from: at, to: at + 1, series: members };
-      run.to = at + 1;
-      if (!open.has(key)) {
+    Private.groupAt(series, at + 1, tolerance, end, order);
+    together.clear();
+    for (let line = 0; line < series.length; line++) {
+      if (start[line] >= 0 && end[line] >= 0) {
+        const pair = start[line] * Private.MAX_LINES + end[line];
+        together.set(pair, (together.get(pair) ?? 0) + 2 ** line);
+      }
+    }
+    still.clear();
+    for (const set of together.values()) {
+      if (Number.isInteger(Math.log2(set))) {
+        continue; // one line alone
+      }
+      let run = open.get(set);
+      if (run === undefined) {
+        run = { from: at, to: at + 1, series: Private.members(set) };
         runs.push(run);
       }
-      still.set(key, run);
+      run.to = at + 1;
+      still.set(set, run);
     }
-    open = still;
-    clusters = next;
+    [open, still] = [still, open];
+    [start, end] = [end, start];
   }
   return runs;
 }
@@ -120,47 +143,71 @@ export function drawOverlaps(
 const STRIPE_PX = 5;
 
 /**
- * The lines at one reading grouped by value: each line's group, by the
- * first line of the group; a line with no reading there is in none.
+ * File-local helpers.
  */
-function clustersAt(
-  series: uPlot.AlignedData[number][],
-  at: number,
-  tolerance: number
-): (number | null)[] {
-  const present = series
-    .map((values, column) => ({ column, value: values[at] }))
-    .filter(
-      (line): line is { column: number; value: number } =>
-        typeof line.value === 'number' && Number.isFinite(line.value)
-    )
-    .sort((a, b) => a.value - b.value);
-  const group: (number | null)[] = series.map(() => null);
-  let first = -1;
-  present.forEach((line, place) => {
-    if (place === 0 || line.value - present[place - 1].value > tolerance) {
-      first = line.column;
-    }
-    group[line.column] = first;
-  });
-  return group;
-}
+namespace Private {
+  /**
+   * A line's readings.
+   */
+  export type Column = ArrayLike<number | null | undefined>;
 
-/**
- * The sets of two or more lines (by data column) that are together at both
- * ends of a segment.
- */
-function segmentGroups(
-  start: (number | null)[],
-  end: (number | null)[]
-): number[][] {
-  const groups = new Map<string, number[]>();
-  start.forEach((group, line) => {
-    if (group === null || end[line] === null) {
-      return;
+  /**
+   * The most lines a set of them can be summed for exactly (2 ** 52 is the
+   * largest power of two a double adds without loss); a chart of more has
+   * no stripes.
+   */
+  export const MAX_LINES = 52;
+
+  /**
+   * The lines at one reading grouped by value, into `group`: each line's
+   * group, by the first line of the group; -1 for a line with no reading
+   * there. `order` is room to sort the lines in.
+   */
+  export function groupAt(
+    series: Column[],
+    at: number,
+    tolerance: number,
+    group: Int32Array,
+    order: Int32Array
+  ): void {
+    let count = 0;
+    for (let line = 0; line < series.length; line++) {
+      group[line] = -1;
+      const value = series[line][at];
+      if (typeof value === 'number' && Number.isFinite(value)) {
+        // Insertion sort, stable: a handful of lines.
+        let place = count++;
+        while (place > 0 && (series[order[place - 1]][at] as number) > value) {
+          order[place] = order[place - 1];
+          place--;
+        }
+        order[place] = line;
+      }
     }
-    const key = `${group}:${end[line]}`;
-    groups.set(key, [...(groups.get(key) ?? []), line + 1]);
-  });
-  return [...groups.values()].filter(members => members.length > 1);
+    let first = -1;
+    for (let place = 0; place < count; place++) {
+      const line = order[place];
+      const value = series[line][at] as number;
+      if (
+        place === 0 ||
+        value - (series[order[place - 1]][at] as number) > tolerance
+      ) {
+        first = line;
+      }
+      group[line] = first;
+    }
+  }
+
+  /**
+   * The data columns (1 is the first line) of the lines of a set.
+   */
+  export function members(set: number): number[] {
+    const columns: number[] = [];
+    for (let line = 0; line < MAX_LINES && 2 ** line <= set; line++) {
+      if (Math.floor(set / 2 ** line) % 2 === 1) {
+        columns.push(line + 1);
+      }
+    }
+    return columns;
+  }
 }
