@@ -155,3 +155,4 @@ bench: install
 	python bench/metrics.py
 	jlpm build:prod
 	node --expose-gc bench/panel.mjs
+	python bench/dashboard_tick.py

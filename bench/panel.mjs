@@ -69,13 +69,16 @@ function reading(timestamp) {
       temperature_c: [40 + index],
       power_draw_w: [6.52 + index],
       fan_speed_pct: [30],
-      sm_clock_mhz: [210]
+      sm_clock_mhz: [210],
+      pcie_received_bytes_per_second: [null],
+      nvlink_received_bytes_per_second: [null]
     });
   }
   return {
     interval_seconds: 1,
     history_seconds: HOUR,
     timestamps: [timestamp],
+    spacing_seconds: [1],
     gpus
   };
 }

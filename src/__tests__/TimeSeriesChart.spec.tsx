@@ -119,6 +119,35 @@ describe('TimeSeriesChart', () => {
     expect(onCursor).toHaveBeenCalledWith(2);
   });
 
+  it('draws an hour at two points a pixel column and reports the reading under the cursor', () => {
+    // 700 CSS pixels wide, an hour of one reading a second.
+    jest
+      .spyOn(HTMLElement.prototype, 'clientWidth', 'get')
+      .mockReturnValue(700);
+    const hour = Array.from({ length: 3600 }, (_, i) => 1000 + i);
+    const busy = hour.map((_, i) => (i === 1800 ? 100 : 50));
+    const onCursor = jest.fn();
+    render(
+      <TimeSeriesChart
+        {...props({
+          data: [hour, busy],
+          xRange: { min: 1000, max: 4599 },
+          onCursor
+        })}
+      />
+    );
+    const drawn = charts[0].data!;
+    expect(drawn[0].length).toBeLessThanOrEqual(2 * 700 + 2);
+    expect(Math.max(...(drawn[1] as number[]))).toBe(100); // the peak stays
+
+    const peak = (drawn[1] as number[]).indexOf(100);
+    charts[0].options.hooks!.setCursor![0]!({ cursor: { idx: peak } } as uPlot);
+
+    // The position of the reading in the hour, for the legend to tell.
+    const [reported] = onCursor.mock.calls[0];
+    expect(hour[reported]).toBe(drawn[0][peak]);
+  });
+
   /**
    * A chart as a hook sees it: 100 canvas pixels for 100 s from t = 0, its
    * plotting area from x = 10, the cursor at `left` CSS pixels (1 s each).

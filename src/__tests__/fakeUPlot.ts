@@ -21,6 +21,10 @@ export interface IFakeChart {
    * Its `setSize`.
    */
   setSize: jest.Mock;
+  /**
+   * The data of its last `setData`.
+   */
+  data?: uPlot.AlignedData;
 }
 
 /**
@@ -45,10 +49,15 @@ const FakeUPlot = jest.fn().mockImplementation((options: uPlot.Options) => {
     over: chart.over,
     batch: (fn: () => void) => fn(),
     redraw: () => chart.calls.push('redraw'),
-    setData: () => chart.calls.push('setData'),
+    setData: (data: uPlot.AlignedData) => {
+      chart.calls.push('setData');
+      chart.data = data;
+    },
     setScale: (key: string, range: { min: number; max: number }) =>
       chart.calls.push(`setScale ${key} ${range.min}-${range.max}`),
     setSize: chart.setSize,
+    // A unit of each axis to a pixel.
+    posToVal: (position: number) => position,
     destroy: () => chart.calls.push('destroy')
   };
 });

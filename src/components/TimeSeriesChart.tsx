@@ -11,6 +11,8 @@ import {
   IChartTheme,
   ITimeBand
 } from '../gpu/charts';
+import { indexAt } from '../gpu/history';
+import { ColumnThinning } from '../gpu/thinning';
 
 /**
  * The properties of {@link TimeSeriesChart}.
@@ -72,7 +74,8 @@ export namespace TimeSeriesChart {
 
 /**
  * A uPlot time-series chart. It is created once (and again when its options
- * or the theme change), updated in place with `setData` and `setScale`,
+ * or the theme change), updated in place with `setData` and `setScale` (the
+ * readings thinned to two points a pixel column, `ColumnThinning`),
  * resized with its container, and destroyed with the component. Bands are
  * shaded under the lines; the one under the cursor is reported, and a click
  * on it; a drag across it reports the span dragged across.
@@ -83,6 +86,9 @@ export function TimeSeriesChart(
   const container = React.useRef<HTMLDivElement>(null);
   const plot = React.useRef<uPlot | null>(null);
   const hovered = React.useRef<ITimeBand | null>(null);
+  // The readings thinned to the chart's width, and the points drawn.
+  const thinning = React.useRef(new ColumnThinning());
+  const drawn = React.useRef<uPlot.AlignedData | null>(null);
   const latest = React.useRef(props);
   latest.current = props;
   const { options, themeRevision, data, xRange, bands } = props;
@@ -130,7 +136,13 @@ export function TimeSeriesChart(
           ],
           setCursor: [
             (self: uPlot) => {
-              latest.current.onCursor(self.cursor.idx ?? null);
+              latest.current.onCursor(
+                Private.readingAt(
+                  self.cursor.idx ?? null,
+                  drawn.current,
+                  latest.current.data
+                )
+              );
               const band = Private.bandUnderCursor(
                 self,
                 latest.current.bands ?? []
@@ -147,7 +159,18 @@ export function TimeSeriesChart(
       latest.current.data,
       element
     );
-    Private.show(chart, latest.current.data, latest.current.xRange);
+    thinning.current = new ColumnThinning();
+    const show = (): void => {
+      drawn.current =
+        Private.show(
+          chart,
+          thinning.current,
+          latest.current.data,
+          latest.current.xRange,
+          element.clientWidth
+        ) ?? drawn.current;
+    };
+    show();
     plot.current = chart;
     // A press and release in place, as uPlot tells a click from a drag: the
     // click event itself does not always reach the chart in JupyterLab.
@@ -172,6 +195,7 @@ export function TimeSeriesChart(
         width: element.clientWidth,
         height: element.clientHeight
       });
+      show(); // as many points as the new width has columns
     });
     observer.observe(element);
     return () => {
@@ -186,7 +210,14 @@ export function TimeSeriesChart(
 
   React.useEffect(() => {
     if (plot.current) {
-      Private.show(plot.current, data, xRange);
+      drawn.current =
+        Private.show(
+          plot.current,
+          thinning.current,
+          data,
+          xRange,
+          container.current!.clientWidth
+        ) ?? drawn.current;
     }
   }, [data, xRange?.min, xRange?.max]);
 
@@ -214,19 +245,49 @@ const MIN_DRAG_PX = 4;
  */
 namespace Private {
   /**
-   * Draw the data over the x span, in one redraw.
+   * Draw the data over the x span, in one redraw, thinned to what a chart
+   * `width` CSS pixels wide shows, unless a pixel of it would not change;
+   * the points drawn, null when the last drawing stands.
    */
   export function show(
     chart: uPlot,
+    thinning: ColumnThinning,
     data: uPlot.AlignedData,
-    xRange: ITimeSpan | null
-  ): void {
-    chart.batch(() => {
-      chart.setData(data, xRange === null);
-      if (xRange !== null) {
-        chart.setScale('x', xRange);
-      }
-    });
+    xRange: ITimeSpan | null,
+    width: number
+  ): uPlot.AlignedData | null {
+    // A pixel of the y axis, in its unit (NaN before the first drawing).
+    const pixel = Math.abs(chart.posToVal(0, 'y') - chart.posToVal(1, 'y'));
+    const thinned = thinning.update(
+      data,
+      xRange,
+      Math.ceil(width * devicePixelRatio),
+      Number.isFinite(pixel) ? pixel : 0
+    );
+    if (thinned !== null) {
+      chart.batch(() => {
+        chart.setData(thinned, xRange === null);
+        if (xRange !== null) {
+          chart.setScale('x', xRange);
+        }
+      });
+    }
+    return thinned;
+  }
+
+  /**
+   * The position in `data` of the reading of point `point` drawn.
+   */
+  export function readingAt(
+    point: number | null,
+    drawn: uPlot.AlignedData | null,
+    data: uPlot.AlignedData
+  ): number | null {
+    if (point === null || drawn === null || drawn === data) {
+      return point;
+    }
+    const time = drawn[0][point];
+    return time === undefined ? null : indexAt(data[0] as number[], time);
   }
 
   /**
