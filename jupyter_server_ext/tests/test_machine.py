@@ -220,7 +220,10 @@ def test_an_idle_kernels_tree_is_walked_again_after_a_while_a_busy_ones_at_each_
 ):
     pid, (busy, idle) = kernel_tree
     reader = KernelUsageReader()
-    assert reader.read({"k": pid})["k"].processes == 3
+    first = reader.read({"k": pid}, settled={"k"})["k"]
+    assert first.processes == 3 and first.cpu_percent is None
+    # Idle from its first read: walked again at the next, for its CPU.
+    assert reader.read({"k": pid}, settled={"k"})["k"].cpu_percent is not None
     for child in (busy, idle):
         killed(child)
     # Idle, walked a moment ago: its figures are the walk's.

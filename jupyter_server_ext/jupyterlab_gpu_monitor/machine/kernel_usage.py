@@ -112,7 +112,12 @@ class KernelUsageReader:
             before = self._walks.get(kernel_id)
             if before is not None and before.pid != pid:
                 before = None  # restarted: another process
-            recent = before is not None and now - before.at < SETTLED_SECONDS
+            # A walk with no CPU yet (the kernel's first) is followed by one that has it.
+            recent = (
+                before is not None
+                and before.use.cpu_percent is not None
+                and now - before.at < SETTLED_SECONDS
+            )
             if kernel_id in settled and recent and not paused:
                 walks[kernel_id] = before
             else:
