@@ -10,6 +10,7 @@ life (its real user, its command line) once in its life. On Linux the files are 
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,15 +51,22 @@ class LifelongFacts:
         self._kept, self._seen = self._seen, {}
 
 
+@functools.lru_cache(maxsize=4)
+def _system(proc: Path) -> tuple[bool, int, int]:
+    """Whether ``proc`` is Linux's /proc, its clock ticks a second and page size: asked once,
+    not at every read's moment."""
+    if (proc / "self" / "stat").exists():
+        return True, os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+    return False, 100, 4096
+
+
 class ProcessReads:
     """The process table at one moment, each process read at most once. Blocking (reads
     /proc): use it off the event loop."""
 
     def __init__(self, proc: Path = Path("/proc"), lifelong: LifelongFacts | None = None):
         self._proc = proc
-        self.linux = (proc / "self" / "stat").exists()
-        self.ticks_per_second = os.sysconf("SC_CLK_TCK") if self.linux else 100
-        self._page_size = os.sysconf("SC_PAGE_SIZE") if self.linux else 4096
+        self.linux, self.ticks_per_second, self._page_size = _system(proc)
         self._lifelong = lifelong if lifelong is not None else LifelongFacts()
         self._stats: dict[int, ProcessStat | None] = {}
         self._boot_time: float | None = None
