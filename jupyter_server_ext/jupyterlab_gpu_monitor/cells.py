@@ -118,6 +118,7 @@ class KernelHistory:
         self._first_read = 0  # the number of the read at self._times[0]
         self._kernels: dict[str, _Kernel] = {}
         self._active: set[str] = set()
+        self._uses: Mapping[str, KernelUse] = {}  # each kernel's use at the last read
 
     def __len__(self) -> int:
         return len(self._times) - self._head
@@ -152,6 +153,13 @@ class KernelHistory:
             if kernel is None:
                 kernel = self._kernels[kernel_id] = _Kernel()
             use = machine_use.get(kernel_id)
+            unchanged = use is not None and use is self._uses.get(kernel_id)
+            unchanged = unchanged and kernel_id not in held
+            if unchanged and use.cpu_percent is not None and not kernel.memory:
+                # The reading of the read before (an idle kernel's last walk), and no GPU
+                # memory, now or ever: only seen again.
+                kernel.last_seen = read
+                continue
             cpu = use.cpu_percent if use is not None else None
             kernel.cpu.set(read, _UNMEASURED if cpu is None else cpu)
             holdings = held.get(kernel_id, {})
@@ -163,6 +171,7 @@ class KernelHistory:
                 self._active.add(kernel_id)
             else:
                 self._active.discard(kernel_id)
+        self._uses = machine_use
         self._age(timestamp)
 
     def _age(self, now: float) -> None:

@@ -3,7 +3,8 @@
 The driver reports pids. A pid belongs to one of this server's kernels when it is the kernel's
 own process (its provisioner's pid) or descends from it (``!python train.py`` in a cell,
 DataLoader workers). The process tree is read once per sample, lazily: only the GPU processes
-and their ancestors are looked at, each at most once.
+and their ancestors are looked at, each at most once; a GPU process the driver reported at the
+read before keeps its join, checked again in turns (``JoinedRows``).
 
 The driver's pids are those of the initial PID namespace. In a container they may not exist
 here, or belong to another process: there a pid is only trusted when ``NSpid`` in
@@ -17,7 +18,8 @@ import logging
 import math
 import os
 import pwd
-from collections.abc import Iterable
+import time
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +28,7 @@ import psutil
 from . import blocking
 from .gpu.model import GpuProcess, Snapshot
 from .machine.kernel_usage import KernelUsageReader, KernelUse
-from .machine.process_reads import ProcessReads
+from .machine.process_reads import ProcessReads, in_turns
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +36,7 @@ log = logging.getLogger(__name__)
 INITIAL_PID_NAMESPACE = "pid:[4026531836]"
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunningKernel:
     """One of this server's kernels, and the notebook or console it serves."""
 
@@ -122,12 +124,12 @@ class ProcessTree:
             self._host_to_local = _host_pids_seen_here()
         return self._host_to_local.get(driver_pid)
 
-    def kernel_of(self, pid: int, kernel_pids: dict[int, str]) -> str | None:
-        """The kernel id whose process is ``pid`` or one of its ancestors."""
+    def kernel_pid_of(self, pid: int, kernel_pids: Collection[int]) -> int | None:
+        """The kernel process among ``kernel_pids`` that is ``pid`` or one of its ancestors."""
         seen = set()
         while pid is not None and pid > 1 and pid not in seen:
             if pid in kernel_pids:
-                return kernel_pids[pid]
+                return pid
             seen.add(pid)
             pid = self.parent(pid)
         return None
@@ -191,82 +193,156 @@ class SessionsOfKernels:
         return changes if isinstance(changes, int) else None
 
 
-async def running_kernels(kernel_manager: Any, sessions: SessionsOfKernels) -> list[RunningKernel]:
-    """This server's kernels with their process and session (notebook or console path); the
-    kernels without their sessions, with a warning, when the session manager fails."""
-    kernel_ids = list(kernel_manager.list_kernel_ids())
-    by_kernel = await sessions.by_kernel(kernel_ids)
-    kernels = []
-    for kernel_id in kernel_ids:
-        try:
-            manager = kernel_manager.get_kernel(kernel_id)
-        except KeyError:
-            continue  # shut down since it was listed
-        provisioner = getattr(manager, "provisioner", None)
-        session = by_kernel.get(kernel_id, {})
-        kernels.append(
-            RunningKernel(
-                kernel_id=kernel_id,
-                name=getattr(manager, "kernel_name", ""),
-                pid=getattr(provisioner, "pid", None),
-                execution_state=getattr(manager, "execution_state", None),
-                session_path=session.get("path"),
-                session_type=session.get("type"),
+class KernelListing:
+    """This server's kernels with their process and session (notebook or console path), read
+    at every read of the GPUs: each kernel's manager is looked up once, and a kernel whose
+    process, state and session are as at the read before is the same object, not a new one."""
+
+    def __init__(self, kernel_manager: Any, session_manager: Any):
+        self._kernel_manager = kernel_manager
+        self._sessions = SessionsOfKernels(session_manager)
+        self._listed: dict[str, tuple[Any, RunningKernel]] = {}
+
+    async def kernels(self) -> list[RunningKernel]:
+        """The kernels now; without their sessions, with a warning, when the session manager
+        fails."""
+        kernel_ids = list(self._kernel_manager.list_kernel_ids())
+        by_kernel = await self._sessions.by_kernel(kernel_ids)
+        listed = {}
+        for kernel_id in kernel_ids:
+            manager, before = self._listed.get(kernel_id, (None, None))
+            if manager is None:
+                try:
+                    manager = self._kernel_manager.get_kernel(kernel_id)
+                except KeyError:
+                    continue  # shut down since it was listed
+            session = by_kernel.get(kernel_id, {})
+            now = (
+                getattr(getattr(manager, "provisioner", None), "pid", None),
+                getattr(manager, "execution_state", None),
+                session.get("path"),
+                session.get("type"),
             )
-        )
-    return kernels
+            if before is None or now != (
+                before.pid,
+                before.execution_state,
+                before.session_path,
+                before.session_type,
+            ):
+                before = RunningKernel(kernel_id, getattr(manager, "kernel_name", ""), *now)
+            listed[kernel_id] = (manager, before)
+        self._listed = listed
+        return [kernel for _, kernel in listed.values()]
 
 
 def join(
     snapshot: Snapshot,
     kernels: Iterable[RunningKernel],
     tree: ProcessTree | None = None,
+    rows: JoinedRows | None = None,
 ) -> list[tuple[GpuProcess, int]]:
-    """Give each GPU process of the snapshot its user, start, kernel and notebook, in place.
-    A row that cannot be read is left unjoined on its own, with a warning. Returns the
-    processes of this server's user, each with its local pid.
+    """Give each GPU process of the snapshot its user, start, kernel and notebook, in place;
+    those ``rows`` joined at an earlier read as then, in turns joined again. A row that cannot
+    be read is left unjoined on its own, with a warning. Returns the processes of this
+    server's user, each with its local pid.
 
     Blocking (reads /proc): call it off the event loop.
     """
     tree = tree or ProcessTree()
+    rows = rows or JoinedRows()
     by_pid = {kernel.pid: kernel for kernel in kernels if kernel.pid is not None}
-    kernel_pids = {pid: kernel.kernel_id for pid, kernel in by_pid.items()}
-    kernels_by_id = {kernel.kernel_id: kernel for kernel in by_pid.values()}
+    joined = rows.join(
+        {process.pid for gpu in snapshot.gpus for process in gpu.processes}, tree, by_pid
+    )
     own = []
     for gpu in snapshot.gpus:
         for process in gpu.processes:
-            try:
-                local = _join_process(process, tree, kernel_pids, kernels_by_id)
-            # One odd row (a driver's pid psutil refuses, a process gone mid-read) must not
-            # leave the others unjoined: the join is what proves whose a process is.
-            except Exception as error:
-                log.warning("GPU process %r left unjoined: %s", process.pid, error)
+            found = joined.get(process.pid)
+            if found is None:
+                continue  # could not be read (warned)
+            process.visible = found.owner is not None
+            if found.owner is None:
                 continue
+            process.user = found.owner.user
+            process.started = found.owner.started
+            process.own = found.owner.uid == tree.own_uid
+            kernel = by_pid.get(found.kernel_pid)
+            if kernel is not None:
+                process.kernel_id = kernel.kernel_id
+                process.session_path = kernel.session_path
             if process.own:
-                own.append((process, local))
+                own.append((process, found.local))
     return own
 
 
-def _join_process(
-    process: GpuProcess,
-    tree: ProcessTree,
-    kernel_pids: dict[int, str],
-    kernels_by_id: dict[str, RunningKernel],
-) -> int | None:
-    """Join one process; its local pid, None when it is not visible here."""
-    local = tree.local_pid(process.pid) if process.pid > 0 else None
-    owner = tree.owner(local) if local is not None else None
-    process.visible = owner is not None
-    if owner is None:
-        return None
-    process.user = owner.user
-    process.started = owner.started
-    process.own = owner.uid == tree.own_uid
-    kernel_id = tree.kernel_of(local, kernel_pids)
-    if kernel_id is not None:
-        process.kernel_id = kernel_id
-        process.session_path = kernels_by_id[kernel_id].session_path
-    return local
+@dataclass(frozen=True)
+class _Joined:
+    """A GPU process as joined at a read."""
+
+    local: int | None  # its local pid; None when it is not visible here
+    owner: _Owner | None
+    kernel_pid: int | None  # the kernel process whose tree it is in, if any
+    at: float  # time.monotonic() of the join
+
+
+class JoinedRows:
+    """The GPU processes joined at the last read, by the driver's pid. A process the driver
+    reports again is as it was joined (who runs it and which kernel started it do not change in
+    its life), and is joined again in turns within the read's budget (``READ_BUDGET``): the
+    pid may have gone to another process. A process first reported is joined at once."""
+
+    def __init__(self) -> None:
+        self._joined: dict[int, _Joined] = {}
+
+    def join(
+        self, pids: set[int], tree: ProcessTree, kernels: Collection[int]
+    ) -> dict[int, _Joined]:
+        """Driver pid -> its join now (``kernels``: the kernels' local pids), for the pids
+        that could be read."""
+        now = time.monotonic()
+        before = self._joined
+        joined = {}
+        known = {pid for pid in pids if pid in before}
+        for pid in pids - known:
+            joined[pid] = self._join(pid, tree, kernels, now)
+        # Those the moment has read (in a kernel's tree) are checked at no cost.
+        waiting = {pid: before[pid].at for pid in known if not self._read_now(before[pid], tree)}
+        turn = known - waiting.keys() | set(in_turns(waiting, tree.reads.spare()))
+        for pid in known:
+            found = before[pid]
+            if pid in turn and not self._same_process(found, tree):
+                found = self._join(pid, tree, kernels, now)
+            elif pid in turn:
+                found = _Joined(found.local, found.owner, found.kernel_pid, now)
+            joined[pid] = found
+        self._joined = {pid: found for pid, found in joined.items() if found is not None}
+        return self._joined
+
+    @staticmethod
+    def _read_now(found: _Joined, tree: ProcessTree) -> bool:
+        return found.local is not None and tree.reads.read_now(found.local)
+
+    @staticmethod
+    def _same_process(found: _Joined, tree: ProcessTree) -> bool:
+        """Whether the process joined earlier is still the one with its pid: one read of its
+        stat (a pid that went to another process has another start)."""
+        if found.local is None or found.owner is None:
+            return False
+        return tree.reads.started_at(found.local) == found.owner.started
+
+    @staticmethod
+    def _join(pid: int, tree: ProcessTree, kernels: Collection[int], now: float) -> _Joined | None:
+        try:
+            local = tree.local_pid(pid) if pid > 0 else None
+            owner = tree.owner(local) if local is not None else None
+            if local is None or owner is None:
+                return _Joined(None, None, None, now)
+            return _Joined(local, owner, tree.kernel_pid_of(local, kernels), now)
+        # One odd row (a driver's pid psutil refuses, a process gone mid-read) must not leave
+        # the others unjoined: the join is what proves whose a process is.
+        except Exception as error:
+            log.warning("GPU process %r left unjoined: %s", pid, error)
+            return None
 
 
 def measure_own_processes(
@@ -288,18 +364,19 @@ def join_and_measure(
     kernels: list[RunningKernel],
     kernel_pids: dict[str, int],
     reader: KernelUsageReader,
+    rows: JoinedRows,
 ) -> dict[str, KernelUse]:
     """Join the snapshot's processes to the kernels, give the user's own their use of the
     machine, and return each kernel's (``kernel_pids``: kernel id -> its local pid; an idle
     kernel's as last walked, see ``kernel_usage``). Blocking (reads /proc): call it off the
     event loop."""
     # One moment's process table for all three: a GPU process is most often in a kernel's
-    # tree, and so are its ancestors, so the join and the measure read again nothing the
-    # walk read.
+    # tree, and so are its ancestors, so the join and the measure read again nothing the walk
+    # read; they check and measure the GPU processes of the trees walked at no cost.
     reads = reader.moment()
     idle = {kernel.kernel_id for kernel in kernels if kernel.execution_state == "idle"}
     uses = reader.read(kernel_pids, reads, settled=idle)
-    measure_own_processes(join(snapshot, kernels, ProcessTree(reads)), reader, reads)
+    measure_own_processes(join(snapshot, kernels, ProcessTree(reads), rows), reader, reads)
     return uses
 
 
@@ -332,9 +409,9 @@ def kernel_usage(snapshot: Snapshot, kernels: Iterable[RunningKernel]) -> list[K
             if process.kernel_id not in paths:
                 continue
             key = (process.kernel_id, gpu.index)
-            entry = usage.setdefault(
-                key,
-                KernelGpuUsage(
+            entry = usage.get(key)
+            if entry is None:
+                entry = usage[key] = KernelGpuUsage(
                     kernel_id=process.kernel_id,
                     path=paths[process.kernel_id],
                     gpu_index=gpu.index,
@@ -342,8 +419,7 @@ def kernel_usage(snapshot: Snapshot, kernels: Iterable[RunningKernel]) -> list[K
                     gpu_name=gpu.name,
                     memory_used_mib=0,
                     utilization_gpu=gpu.utilization_gpu,
-                ),
-            )
+                )
             entry.memory_used_mib += process.used_memory_mib or 0
     return list(usage.values())
 
@@ -401,10 +477,10 @@ class KernelJoin:
         show_other_users_commands: bool,
         max_rate_seconds: float = math.inf,
     ):
-        self._kernel_manager = kernel_manager
-        self._sessions = SessionsOfKernels(session_manager)
+        self._listing = KernelListing(kernel_manager, session_manager)
         self._show_other_users_commands = show_other_users_commands
         self._machine = KernelUsageReader(max_rate_seconds=max_rate_seconds)
+        self._rows = JoinedRows()
         self.usage: list[KernelGpuUsage] = []
         self.machine_use: dict[str, KernelUse] = {}
         # Kernel id -> its notebook or console, at the latest read.
@@ -414,7 +490,7 @@ class KernelJoin:
 
     async def kernels(self) -> list[RunningKernel]:
         """This server's kernels now."""
-        return await running_kernels(self._kernel_manager, self._sessions)
+        return await self._listing.kernels()
 
     async def __call__(self, snapshot: Snapshot) -> None:
         # Deny by default: another user's command line can hold paths, hosts or tokens, so none
@@ -440,6 +516,7 @@ class KernelJoin:
                 kernels,
                 local,
                 self._machine,
+                self._rows,
                 timeout_seconds=blocking.MACHINE_READ_SECONDS,
                 key=self,
             )

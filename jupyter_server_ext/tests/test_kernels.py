@@ -13,7 +13,15 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.kernels import ProcessTree, in_initial_pid_namespace
+from jupyterlab_gpu_monitor.gpu.model import Gpu, GpuProcess, Snapshot
+from jupyterlab_gpu_monitor.kernels import (
+    JoinedRows,
+    ProcessTree,
+    RunningKernel,
+    in_initial_pid_namespace,
+    join,
+)
+from jupyterlab_gpu_monitor.machine import process_reads
 
 from .replay import server_config
 
@@ -235,3 +243,40 @@ def test_in_a_container_pid_namespace_host_pids_are_not_taken_for_local_ones():
 def test_on_the_host_the_drivers_pids_are_local_pids():
     assert in_initial_pid_namespace()
     assert ProcessTree().local_pid(os.getpid()) == os.getpid()
+
+
+def test_past_a_reads_budget_gpu_processes_are_joined_again_in_turns(monkeypatch):
+    # Hundreds of GPU processes: a read checks one (its budget spent) and keeps the others as
+    # joined. A new process is joined at once; one that ended is gone at its turn.
+    monkeypatch.setattr(process_reads, "READ_BUDGET", 0)
+    sleepers = [subprocess.Popen(["sleep", "60"]) for _ in range(4)]
+    try:
+        kernel, other, ending, late = sleepers
+        kernels = [RunningKernel("k", "python3", kernel.pid, session_path="train.ipynb")]
+        rows = JoinedRows()
+
+        trees = []
+
+        def read(*processes: subprocess.Popen) -> dict[int, GpuProcess]:
+            gpu = Gpu(index=0, processes=[GpuProcess(pid=p.pid) for p in processes])
+            trees.append(ProcessTree())
+            snapshot = Snapshot(source="test", timestamp=time.time(), gpus=[gpu])
+            join(snapshot, kernels, trees[-1], rows)
+            return {process.pid: process for process in gpu.processes}
+
+        read(kernel, other, ending)
+        ending.kill()
+        ending.wait()
+        joined = [read(kernel, other, ending, late) for _ in range(3)]
+        assert joined[0][late.pid].visible and joined[0][late.pid].own
+        assert not joined[-1][ending.pid].visible
+        # Once all are joined, a read looks at one process: the one whose turn it is.
+        assert [tree.pids_read for tree in trees[-2:]] == [1, 1]
+        for rows_now in joined:
+            assert rows_now[kernel.pid].kernel_id == "k"
+            assert rows_now[kernel.pid].session_path == "train.ipynb"
+            assert rows_now[other.pid].kernel_id is None and rows_now[other.pid].own
+    finally:
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()

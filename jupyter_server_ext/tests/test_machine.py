@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.machine import kernel_usage
+from jupyterlab_gpu_monitor.machine import kernel_usage, process_reads
 from jupyterlab_gpu_monitor.machine.cgroup import LIMITS_SECONDS, Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
 from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
@@ -235,6 +235,30 @@ def test_an_idle_kernels_tree_is_walked_again_after_a_while_a_busy_ones_at_each_
     monkeypatch.setattr(kernel_usage, "SETTLED_SECONDS", 0.0)
     walked = reader.read({"k": pid}, settled={"k"})["k"]
     assert walked.processes == 1 and walked.cpu_percent is not None
+
+
+def test_past_a_reads_budget_trees_and_processes_are_read_in_turns(kernel_tree, monkeypatch):
+    # Three kernels busy, the budget of a read spent: one tree a read, the longest unwalked
+    # first, the others as last walked (a server with hundreds of kernels and processes).
+    pid, (busy, idle) = kernel_tree
+    kernels = {"notebook": pid, "worker": busy, "script": idle}
+    monkeypatch.setattr(process_reads, "READ_BUDGET", 0)
+    reader = KernelUsageReader()
+    for _ in range(2):  # new kernels, then their CPU: walked at once, whatever the budget
+        reader.read(kernels)
+        reader.read_processes({busy, idle})
+    killed(idle)
+    reads = [reader.read(kernels) for _ in range(3)]
+    assert [read["script"].processes for read in reads] == [1, 1, 0]
+    assert [read["notebook"].processes for read in reads] == [2, 2, 2]
+    # The same for the GPU processes measured one by one: one a read, so the dead one is gone
+    # within two.
+    assert idle not in [reader.read_processes({busy, idle}) for _ in range(2)][-1]
+    # Within the budget (a server of a few kernels) everything is read at every read.
+    monkeypatch.setattr(process_reads, "READ_BUDGET", 96)
+    killed(busy)
+    assert reader.read(kernels)["worker"].processes == 0
+    assert busy not in reader.read_processes({busy})
 
 
 def test_rates_over_a_pause_of_the_sampler_are_none_not_its_average(kernel_tree):

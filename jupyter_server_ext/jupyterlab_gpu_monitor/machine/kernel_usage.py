@@ -12,7 +12,9 @@ walks the tree.
 An idle kernel's tree is walked every ``SETTLED_SECONDS``, not at every read: its processes
 start and end when it runs a cell, and its figures between two walks are the last walk's (its
 CPU over the time between the two walks before). A kernel turning busy is walked at the next
-read.
+read. Past the moment's budget (``process_reads.READ_BUDGET``), the trees due are walked in
+turns, the longest unwalked first, and keep their last walk's figures meanwhile; a kernel new
+to the reads is walked at once.
 
 The ``children`` file lists what a process's main thread started, which is where a notebook
 starts processes (its cells run there); a child started from another thread is counted once it
@@ -30,7 +32,7 @@ from pathlib import Path
 import psutil
 
 from .model import MIB
-from .process_reads import LifelongFacts, ProcessReads, ProcessStat
+from .process_reads import LifelongFacts, ProcessReads, ProcessStat, in_turns
 
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
 # make each read walk it all.
@@ -73,6 +75,15 @@ class _Walk:
     use: KernelUse
 
 
+@dataclass
+class _Measured:
+    """A process as last read (``read_processes``)."""
+
+    stat: ProcessStat
+    at: float  # time.monotonic() of the read
+    use: ProcessUse
+
+
 class KernelUsageReader:
     """Reads every kernel's tree once per read; remembers each process's CPU ticks for the
     next read. Blocking (reads /proc): call it off the event loop."""
@@ -86,7 +97,7 @@ class KernelUsageReader:
         self._previous_at: float | None = None
         # The same for single processes (read_processes), remembered apart: they are read
         # on reads with GPU processes only.
-        self._previous_processes: dict[int, ProcessStat] = {}
+        self._processes: dict[int, _Measured] = {}
         self._previous_processes_at: float | None = None
 
     def moment(self) -> ProcessReads:
@@ -108,20 +119,21 @@ class KernelUsageReader:
         # After a pause of the reads, nothing walked before it stands.
         paused = self._elapsed(self._previous_at, now) is None
         walks = {}
+        waiting: dict[str, float] = {}
         for kernel_id, pid in kernel_pids.items():
             before = self._walks.get(kernel_id)
-            if before is not None and before.pid != pid:
-                before = None  # restarted: another process
-            # A walk with no CPU yet (the kernel's first) is followed by one that has it.
-            recent = (
-                before is not None
-                and before.use.cpu_percent is not None
-                and now - before.at < SETTLED_SECONDS
-            )
-            if kernel_id in settled and recent and not paused:
-                walks[kernel_id] = before
-            else:
-                walks[kernel_id] = self._walk(pid, reads, now, None if paused else before)
+            if before is not None and (paused or before.pid != pid):
+                before = None  # from before the pause, or restarted: another process
+            # New to the reads, or walked once with no CPU yet: walked now, whatever it costs.
+            if before is None or before.use.cpu_percent is None:
+                walks[kernel_id] = self._walk(pid, reads, now, before)
+                continue
+            walks[kernel_id] = before
+            if kernel_id not in settled or now - before.at >= SETTLED_SECONDS:
+                waiting[kernel_id] = before.at
+        # The others in turns, within the moment's budget of processes (see READ_BUDGET).
+        for kernel_id in in_turns(waiting, reads.spare(), lambda k: len(walks[k].members)):
+            walks[kernel_id] = self._walk(kernel_pids[kernel_id], reads, now, walks[kernel_id])
         self._walks = walks
         self._previous_at = now
         return {kernel_id: walk.use for kernel_id, walk in walks.items()}
@@ -149,25 +161,35 @@ class KernelUsageReader:
     def read_processes(
         self, pids: set[int], reads: ProcessReads | None = None
     ) -> dict[int, ProcessUse]:
-        """Local pid -> its use now, for the pids that still exist."""
+        """Local pid -> its use now, for the pids that still exist; those read before and not
+        this moment, in turns within its budget (see READ_BUDGET), the others as last read."""
         reads = reads or self.moment()
         now = time.monotonic()
-        previous_at, self._previous_processes_at = self._previous_processes_at, now
-        elapsed = self._elapsed(previous_at, now)
-        samples = {}
-        uses = {}
+        paused = self._elapsed(self._previous_processes_at, now) is None
+        self._previous_processes_at = now
+        known = {} if paused else self._processes
+        waiting = {pid: known[pid].at for pid in pids if pid in known and not reads.read_now(pid)}
+        turn = set(in_turns(waiting, reads.spare()))
+        measured = {}
         for pid in pids:
+            if pid in waiting and pid not in turn:
+                measured[pid] = known[pid]
+                continue
             stat = reads.stat(pid)
             if stat is None:
                 continue
-            samples[pid] = stat
-            before = self._previous_processes.get(pid)
+            before = known.get(pid)
+            if before is not None and before.stat.started != stat.started:
+                before = None  # the pid went to another process
             cpu = None
-            if elapsed and before is not None and before.started == stat.started:
-                cpu = 100 * (stat.ticks - before.ticks) / reads.ticks_per_second / elapsed
-            uses[pid] = ProcessUse(cpu, stat.resident_bytes / MIB, reads.command(pid))
-        self._previous_processes = samples
-        return uses
+            if before is not None and now > before.at:
+                cpu = 100 * (stat.ticks - before.stat.ticks) / reads.ticks_per_second
+                cpu /= now - before.at
+            command = before.use.command if before is not None else reads.command(pid)
+            use = ProcessUse(cpu, stat.resident_bytes / MIB, command)
+            measured[pid] = _Measured(stat, now, use)
+        self._processes = measured
+        return {pid: entry.use for pid, entry in measured.items()}
 
     def _elapsed(self, previous_at: float | None, now: float) -> float | None:
         if previous_at is None or now - previous_at > self._max_rate_seconds:

@@ -6,27 +6,37 @@ processes (their CPU, memory and command line). Most of these are the same proce
 each one's ``/proc/<pid>/stat`` is read at most once a moment, and what a process keeps for its
 life (its real user, its command line) once in its life. On Linux the files are read with
 ``os.read``, a fraction of psutil's cost per field; elsewhere psutil reads the same facts.
+Those who read processes known from an earlier moment take turns within ``READ_BUDGET``
+(``in_turns``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import psutil
+
+# How many processes a moment reads past those new to the reads. On a shared server with hundreds
+# of kernels and GPU processes, what was read before is read again in turns, the longest unread
+# first, and keeps its last figures meanwhile: a read's cost stops growing with the server (with
+# 200 kernels, 50 of them training, each tree and GPU process is read every few seconds). A
+# server of a few dozen kernels has every process read at every read.
+READ_BUDGET = 64
+
+Key = TypeVar("Key")
 
 # The most of a command line kept: enough for a script and its arguments, not a megabyte of
 # them (a process's arguments may be as long as the system allows).
 MAX_COMMAND_CHARS = 1000
 
 
-@dataclass(frozen=True)
-class ProcessStat:
-    """A live process's ``/proc/<pid>/stat``, the fields read here."""
+class ProcessStat(NamedTuple):
+    """A live process's ``/proc/<pid>/stat``, the fields read here (a tuple: made for every
+    process at every read, at a third of a frozen dataclass's cost)."""
 
     parent: int
     started: int  # clock ticks after boot (tells a reused pid from the process that had it)
@@ -51,13 +61,30 @@ class LifelongFacts:
         self._kept, self._seen = self._seen, {}
 
 
+def in_turns(
+    waiting: Mapping[Key, float], spare: int, cost: Callable[[Key], int] = lambda _: 1
+) -> list[Key]:
+    """Of the keys ``waiting`` (each since the time it maps to), those whose turn it is: the
+    longest waiting first, while their ``cost`` fits in ``spare``, and the first always, so
+    that each has its turn however many new ones take the budget."""
+    chosen: list[Key] = []
+    for key in sorted(waiting, key=waiting.__getitem__):
+        spare -= cost(key)
+        if chosen and spare < 0:
+            break
+        chosen.append(key)
+    return chosen
+
+
 @functools.lru_cache(maxsize=4)
-def _system(proc: Path) -> tuple[bool, int, int]:
-    """Whether ``proc`` is Linux's /proc, its clock ticks a second and page size: asked once,
-    not at every read's moment."""
+def _system(proc: Path) -> tuple[bool, int, int, float]:
+    """Whether ``proc`` is Linux's /proc, its clock ticks a second, page size and boot time:
+    asked once, not at every read's moment. /proc's start times count from boot; psutil's
+    (elsewhere) from the epoch."""
     if (proc / "self" / "stat").exists():
-        return True, os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
-    return False, 100, 4096
+        ticks, page = os.sysconf("SC_CLK_TCK"), os.sysconf("SC_PAGE_SIZE")
+        return True, ticks, page, psutil.boot_time()
+    return False, 100, 4096, 0.0
 
 
 class ProcessReads:
@@ -66,15 +93,23 @@ class ProcessReads:
 
     def __init__(self, proc: Path = Path("/proc"), lifelong: LifelongFacts | None = None):
         self._proc = proc
-        self.linux, self.ticks_per_second, self._page_size = _system(proc)
+        self._prefix = str(proc)
+        self.linux, self.ticks_per_second, self._page_size, self._boot_time = _system(proc)
         self._lifelong = lifelong if lifelong is not None else LifelongFacts()
         self._stats: dict[int, ProcessStat | None] = {}
-        self._boot_time: float | None = None
 
     @property
     def pids_read(self) -> int:
         """How many processes this moment looked at."""
         return len(self._stats)
+
+    def spare(self) -> int:
+        """How many more processes this moment may read for what waits its turn."""
+        return max(0, READ_BUDGET - len(self._stats))
+
+    def read_now(self, pid: int) -> bool:
+        """Whether this moment has read ``pid`` already (reading it again costs nothing)."""
+        return pid in self._stats
 
     def stat(self, pid: int) -> ProcessStat | None:
         """None for a pid that is gone, a zombie (it uses nothing, its parent has not reaped
@@ -89,7 +124,7 @@ class ProcessReads:
         if not self.linux:
             return None
         try:
-            text = self._read(f"{self._proc}/{pid}/task/{pid}/children")
+            text = self._read(f"{self._prefix}/{pid}/task/{pid}/children")
         except FileNotFoundError:
             # Gone since its stat was read: no children. Still there: no such files here.
             return None if (self._proc / str(pid)).exists() else []
@@ -109,9 +144,6 @@ class ProcessReads:
         stat = self.stat(pid)
         if stat is None:
             return None
-        if self._boot_time is None:
-            # /proc's start times count from boot; psutil's (elsewhere) from the epoch.
-            self._boot_time = psutil.boot_time() if self.linux else 0.0
         return self._boot_time + stat.started / self.ticks_per_second
 
     def command(self, pid: int) -> str | None:
@@ -131,7 +163,7 @@ class ProcessReads:
 
     def _read_stat(self, pid: int) -> ProcessStat | None:
         try:
-            text = self._read(f"{self._proc}/{pid}/stat")
+            text = self._read(f"{self._prefix}/{pid}/stat")
         except OSError:
             return None
         # The command name is in parentheses and may hold spaces and parentheses itself.
@@ -151,7 +183,7 @@ class ProcessReads:
     def _read_uid(self, pid: int) -> int | None:
         try:
             if self.linux:
-                for line in self._read(f"{self._proc}/{pid}/status").splitlines():
+                for line in self._read(f"{self._prefix}/{pid}/status").splitlines():
                     if line.startswith(b"Uid:"):
                         return int(line.split()[1])
                 return None
@@ -162,7 +194,7 @@ class ProcessReads:
     def _read_command(self, pid: int) -> str | None:
         try:
             if self.linux:
-                arguments = self._read(f"{self._proc}/{pid}/cmdline").split(b"\0")
+                arguments = self._read(f"{self._prefix}/{pid}/cmdline").split(b"\0")
                 line = b" ".join(argument for argument in arguments if argument).decode(
                     errors="replace"
                 )
