@@ -20,6 +20,8 @@ import {
   NotificationKind,
   SourceHealth
 } from '../gpu/alerts';
+// The model plugin's gpu/model, which reads from the start, imports it already.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
 import { describeFailure } from '../gpu/failure';
 import { fetchKernels } from '../api';
 import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
