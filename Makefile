@@ -77,6 +77,7 @@ lint: install
 	ruff format --check jupyter_server_ext bench scripts hatch_build.py
 	python scripts/translations.py check
 	python scripts/references.py --check
+	python scripts/readings.py --check
 
 # The documentation site (docs/), as CI builds it: warnings are errors, references nitpicky, and
 # nothing is fetched from the network. Its references are written by scripts/references.py.

@@ -16,6 +16,7 @@ import {
   IEnvironmentPackages,
   IUnreadableEnvironment
 } from './restapi/envs';
+import { HistoryField } from './gpu/readings';
 import { IGpuSnapshot, IMachineSeries } from './restapi/gpus';
 import { IDiagnosis, IFinding, IKernelProbe } from './restapi/inspector';
 import { IKernelSummary, ISpanFigures } from './restapi/kernels';
@@ -103,15 +104,18 @@ export namespace CommandIDs {
 }
 
 /**
- * A measurement the frontend keeps a history of, named as in the REST payload.
+ * A measurement the frontend keeps a history of (one the server's history
+ * keeps), named as in the REST payload.
  */
-export type GpuSeriesField =
+export type GpuSeriesField = Extract<
+  HistoryField,
   | 'utilization_gpu'
   | 'memory_used_mib'
   | 'temperature_c'
   | 'power_draw_w'
   | 'pcie_received_bytes_per_second'
-  | 'nvlink_received_bytes_per_second';
+  | 'nvlink_received_bytes_per_second'
+>;
 
 /**
  * The history of one GPU: one value per timestamp of its

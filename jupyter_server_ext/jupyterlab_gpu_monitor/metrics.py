@@ -24,7 +24,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from .gpu.clock_events import CLOCK_EVENT_BITS
 from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
-from .gpu.prometheus import DCGM_ENGINE_ACTIVE, FIELD_SERIES
+from .gpu.readings import DCGM_ENGINE_ACTIVE, READINGS
 from .gpu.sampler import Sampler
 from .machine.kernel_usage import KernelUse
 from .machine.model import MachineReading
@@ -35,109 +35,28 @@ GPU_LABELS = ("gpu", "uuid", "name")
 MIG_LABELS = (*GPU_LABELS, "gpu_i_id", "gpu_i_profile")
 KERNEL_LABELS = ("kernel_id", "path", "gpu", "uuid")
 
-# (series, Gpu field, factor from the snapshot's unit to the series' base unit, what it is)
-GPU_SERIES = (
+# The readings /metrics exports as they are, each with its series, its factor from the
+# snapshot's unit to the series' base unit, and what it is with DCGM's name for it.
+GPU_SERIES = tuple(
     (
-        "jupyter_gpu_utilization_ratio",
-        "utilization_gpu",
-        0.01,
-        "Fraction of the last sample period in which a kernel ran on the GPU",
-    ),
-    (
-        "jupyter_gpu_memory_copy_utilization_ratio",
-        "utilization_memory",
-        0.01,
-        "Fraction of the last sample period in which device memory was read or written",
-    ),
-    ("jupyter_gpu_memory_used_bytes", "memory_used_mib", MIB, "Device memory in use"),
-    ("jupyter_gpu_memory_free_bytes", "memory_free_mib", MIB, "Device memory free"),
-    ("jupyter_gpu_memory_total_bytes", "memory_total_mib", MIB, "Device memory installed"),
-    ("jupyter_gpu_temperature_celsius", "temperature_c", 1, "GPU core temperature"),
-    (
-        "jupyter_gpu_temperature_slowdown_celsius",
-        "temperature_slowdown_c",
-        1,
-        "Temperature from which the GPU slows its clocks to cool down",
-    ),
-    ("jupyter_gpu_power_usage_watts", "power_draw_w", 1, "Power draw of the board"),
-    ("jupyter_gpu_power_limit_watts", "power_limit_w", 1, "Power limit of the board"),
-    ("jupyter_gpu_fan_speed_ratio", "fan_speed_pct", 0.01, "Fan speed, fraction of its maximum"),
-    ("jupyter_gpu_sm_clock_hertz", "sm_clock_mhz", 1e6, "Clock of the streaming multiprocessors"),
-    ("jupyter_gpu_memory_clock_hertz", "memory_clock_mhz", 1e6, "Clock of the device memory"),
-    (
-        "jupyter_gpu_encoder_utilization_ratio",
-        "encoder_utilization",
-        0.01,
-        "Fraction of the last sample period in which the video encoder was busy",
-    ),
-    (
-        "jupyter_gpu_decoder_utilization_ratio",
-        "decoder_utilization",
-        0.01,
-        "Fraction of the last sample period in which the video decoder was busy",
-    ),
-    (
-        "jupyter_gpu_pcie_transmit_bytes_per_second",
-        "pcie_sent_bytes_per_second",
-        1,
-        "Bytes the GPU sent over PCIe per second",
-    ),
-    (
-        "jupyter_gpu_pcie_receive_bytes_per_second",
-        "pcie_received_bytes_per_second",
-        1,
-        "Bytes the GPU received over PCIe per second",
-    ),
-    (
-        "jupyter_gpu_nvlink_transmit_bytes_per_second",
-        "nvlink_sent_bytes_per_second",
-        1,
-        "Data the GPU sent over all its NVLinks per second",
-    ),
-    (
-        "jupyter_gpu_nvlink_receive_bytes_per_second",
-        "nvlink_received_bytes_per_second",
-        1,
-        "Data the GPU received over all its NVLinks per second",
-    ),
-    (
-        "jupyter_gpu_ecc_errors_corrected",
-        "ecc_errors_corrected",
-        1,
-        "Memory errors ECC corrected since the driver loaded",
-    ),
-    (
-        "jupyter_gpu_ecc_errors_uncorrected",
-        "ecc_errors_uncorrected",
-        1,
-        "Memory errors ECC could not correct since the driver loaded",
-    ),
+        reading.metric,
+        reading.field,
+        reading.metric_factor,
+        f"{reading.help} (DCGM: {reading.dcgm[0]})",
+    )
+    for reading in READINGS
+    if reading.metric is not None and reading.kind == "gauge"
 )
 # Readings DCGM gives as a sum or a code: (series, Gpu field, what it is and its twin).
-GPU_CODED_SERIES = (
+_DCGM_OF_CODED = {"sum": " + ", "any": ", ", "pstate": ", "}
+GPU_CODED_SERIES = tuple(
     (
-        "jupyter_gpu_performance_state",
-        "performance_state",
-        "Performance state, 0 (P0, the most performance) to 15 (DCGM: DCGM_FI_DEV_PSTATE)",
-    ),
-    (
-        "jupyter_gpu_memory_retired_pages",
-        "retired_pages",
-        "Memory pages retired for good after ECC errors, before Ampere "
-        "(DCGM: DCGM_FI_DEV_RETIRED_SBE + DCGM_FI_DEV_RETIRED_DBE)",
-    ),
-    (
-        "jupyter_gpu_memory_remapped_rows",
-        "remapped_rows",
-        "Memory rows remapped for good after ECC errors, Ampere and later (DCGM: "
-        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS + DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS)",
-    ),
-    (
-        "jupyter_gpu_memory_repair_pending",
-        "memory_repair_pending",
-        "1 while a page retirement or row remap waits for the GPU's reset "
-        "(DCGM: DCGM_FI_DEV_RETIRED_PENDING, DCGM_FI_DEV_ROW_REMAP_PENDING)",
-    ),
+        reading.metric,
+        reading.field,
+        f"{reading.help} (DCGM: {_DCGM_OF_CODED[reading.kind].join(reading.dcgm)})",
+    )
+    for reading in READINGS
+    if reading.metric is not None and reading.kind in _DCGM_OF_CODED
 )
 CLOCK_EVENT_REASON = "jupyter_gpu_clock_event_reason"
 MIG_SERIES = (
@@ -390,7 +309,6 @@ class GpuCollector(Collector):
     def _gpu_families(snapshot: Snapshot) -> Iterator[Metric]:
         gpus = snapshot.gpus
         for name, field, factor, text in GPU_SERIES:
-            text = f"{text} (DCGM: {FIELD_SERIES[field][0]})"
             values = (_base_unit(getattr(gpu, field), factor) for gpu in gpus)
             yield from _per_gpu_family(name, text, zip(gpus, values))
         for name, field, text in GPU_CODED_SERIES:

@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import yaml
-from jupyterlab_gpu_monitor.gpu.prometheus import FIELD_SERIES
+from jupyterlab_gpu_monitor.gpu.readings import READING
 from jupyterlab_gpu_monitor.metrics import GPU_SERIES, SERIES_NAMES
 
 from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, REPO, require
@@ -104,7 +104,7 @@ def test_admin_guide_maps_every_series_to_its_dcgm_field_or_node_exporters():
     documented = set(re.findall(r"`(jupyter_(?:gpu|machine|kernel)_\w+)[`{]", guide))
     assert documented == set(SERIES_NAMES)
     for name, field, _, _ in GPU_SERIES:
-        assert f"| `{name}` | `{FIELD_SERIES[field][0]}` |" in guide, name
+        assert f"| `{name}` | `{READING[field].dcgm[0]}` |" in guide, name
     for name in SERIES_NAMES:
         if name.startswith(("jupyter_machine_", "jupyter_kernel_")):
             row = re.search(rf"^\| `{name}[{{`].*$", guide, re.M)

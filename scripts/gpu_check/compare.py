@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
+from jupyterlab_gpu_monitor.gpu.readings import READINGS
 
 
 @dataclass(frozen=True)
@@ -37,27 +38,15 @@ class Tolerance:
         return f"{self.absolute:g} or {self.relative * 100:g} %"
 
 
-# Readings taken up to a second apart, on a GPU that a loop keeps busy. Utilisation is the
-# share of a sampling window (1/6 s to 1 s) the GPU was busy, so two windows of one second may
-# differ by a launch gap; power and clocks follow the load within milliseconds; memory in use
-# moves only when the allocator does. Floors and rounding (NVML counts bytes, nvidia-smi
-# prints whole MiB and watts with two decimals) fit inside these.
+# Readings taken up to a second apart, on a GPU that a loop keeps busy: each GPU reading's
+# tolerance is in its row of the readings table (why each is what it is, there), and the
+# processes' and MIG instances' memory moves as the GPU's does.
 TOLERANCES = {
-    "utilization_gpu": Tolerance(20),
-    "utilization_memory": Tolerance(20),
-    "memory_used_mib": Tolerance(16),
-    "memory_free_mib": Tolerance(16),
-    "memory_total_mib": Tolerance(1),
-    "temperature_c": Tolerance(2),
-    # A board that gives its thresholds as T.Limit margins (H100, H200) gives them in whole
-    # degrees from the temperature of the moment: the sum may be a degree off NVML's.
-    "temperature_slowdown_c": Tolerance(2),
-    "power_draw_w": Tolerance(25, 0.15),
-    "power_limit_w": Tolerance(1),
-    "sm_clock_mhz": Tolerance(100, 0.1),
-    "memory_clock_mhz": Tolerance(100, 0.1),
-    "encoder_utilization": Tolerance(20),
-    "decoder_utilization": Tolerance(20),
+    **{
+        reading.field: Tolerance(*reading.tolerance)
+        for reading in READINGS
+        if reading.tolerance is not None
+    },
     "processes.used_memory_mib": Tolerance(16),
     "mig_devices.memory_used_mib": Tolerance(16),
     "mig_devices.memory_total_mib": Tolerance(1),
@@ -70,10 +59,11 @@ NOT_COMPARED = {
     "unavailable": "each source words its reasons its own way",
     # Throughput over different windows (20 ms, or between two reads): a burst of copies
     # moves it by gigabytes per second from one to the other.
-    "pcie_sent_bytes_per_second": "sampled over different windows",
-    "pcie_received_bytes_per_second": "sampled over different windows",
-    "nvlink_sent_bytes_per_second": "sampled over different windows",
-    "nvlink_received_bytes_per_second": "sampled over different windows",
+    **{
+        reading.field: "sampled over different windows"
+        for reading in READINGS
+        if reading.unit == "B/s"
+    },
     "processes.visible": "set by the kernel join, not by a source",
     "processes.user": "set by the kernel join, not by a source",
     "processes.started": "set by the kernel join, not by a source",

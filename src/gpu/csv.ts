@@ -1,19 +1,20 @@
 import { IGpuTimeSeries } from '../tokens';
 import { indexAt, MACHINE_FIELDS, SERIES_FIELDS } from './history';
+import { HISTORY_UNITS } from './readings';
 
 /**
  * The header of the exported CSV: one row per reading and GPU, the
- * machine's readings of the moment on each.
+ * machine's readings of the moment on each. Each column says its unit: a
+ * percentage whose field does not is named `_percent`.
  */
 export const CSV_HEADER = [
   'timestamp',
   'gpu',
-  'utilization_gpu_percent',
-  'memory_used_mib',
-  'temperature_c',
-  'power_draw_w',
-  'pcie_received_bytes_per_second',
-  'nvlink_received_bytes_per_second',
+  ...SERIES_FIELDS.map(field =>
+    HISTORY_UNITS[field] === '%' && !field.endsWith('_pct')
+      ? `${field}_percent`
+      : field
+  ),
   ...MACHINE_FIELDS.map(field => `machine_${field}`)
 ];
 

@@ -1,6 +1,6 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { GpuSeriesField } from '../tokens';
+import { HISTORY_UNITS, HistoryField } from './readings';
 
 /**
  * MiB in a GiB.
@@ -100,27 +100,31 @@ export function formatWattsOf(
 }
 
 /**
- * A reading of one of the charted measurements, with its unit.
+ * A reading the history keeps, with its unit (the server's table of readings
+ * says which).
  */
 export function formatReading(
-  field: GpuSeriesField,
+  field: HistoryField,
   value: number,
   trans: TranslationBundle
 ): string {
-  switch (field) {
-    case 'utilization_gpu':
+  switch (HISTORY_UNITS[field]) {
+    case '%':
       return formatPercent(value, trans);
-    case 'memory_used_mib':
+    case 'MiB':
       return Private.inMiB(value)
         ? trans.__('%1 MiB', Math.round(value))
         : trans.__('%1 GiB', gib(value));
-    case 'temperature_c':
+    case '°C':
       return formatCelsius(value, trans);
-    case 'power_draw_w':
+    case 'W':
       return formatWatts(value, trans);
-    case 'pcie_received_bytes_per_second':
-    case 'nvlink_received_bytes_per_second':
+    case 'MHz':
+      return trans.__('%1 MHz', Math.round(value));
+    case 'B/s':
       return formatRate(value, trans);
+    case '':
+      return String(value);
   }
 }
 

@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..machine.model import MACHINE_SERIES
-from .model import SERIES_FIELDS, Snapshot
+from .model import Snapshot
+from .readings import HISTORY_FIELDS
 
-# One GPU at one moment, compactly: (uuid, index, name, *SERIES_FIELDS values).
+# One GPU at one moment, compactly: (uuid, index, name, *HISTORY_FIELDS values).
 _GpuRow = tuple
 # A read: its time, its GPUs, the machine's MACHINE_SERIES values (None when not read), and
 # how far apart the Sampler was reading when it made it (its interval, or the period of a client
@@ -95,7 +96,7 @@ class History:
 
     @staticmethod
     def _values(gpu) -> tuple:
-        return tuple(getattr(gpu, name) for name in SERIES_FIELDS)
+        return tuple(getattr(gpu, name) for name in HISTORY_FIELDS)
 
     def since(self, since: float | None) -> dict[str, Any]:
         """The points after ``since`` (all when None), one column per GPU and field, one per
@@ -119,9 +120,9 @@ class History:
                 column = columns.get(uuid or index)
                 if column is None:
                     column = {"index": index, "uuid": uuid, "name": name}
-                    column.update({field: [None] * len(points) for field in SERIES_FIELDS})
+                    column.update({field: [None] * len(points) for field in HISTORY_FIELDS})
                     columns[uuid or index] = column
-                for field, value in zip(SERIES_FIELDS, values):
+                for field, value in zip(HISTORY_FIELDS, values):
                     column[field][position] = value
         return {
             "interval_seconds": self.interval_seconds,
@@ -137,7 +138,7 @@ class History:
     ) -> tuple[list[float], dict[int, tuple[str | None, list[float | None]]]]:
         """The reads from ``start`` to ``end`` (both included): their times and, per GPU index,
         its name and utilisation at each. Costs the reads in the span, not the whole ring."""
-        column = SERIES_FIELDS.index("utilization_gpu")
+        column = HISTORY_FIELDS.index("utilization_gpu")
         times: list[float] = []
         gpus: dict[int, tuple[str | None, list[float | None]]] = {}
         for position, (timestamp, rows, *_) in enumerate(

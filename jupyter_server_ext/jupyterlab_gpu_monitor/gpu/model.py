@@ -149,22 +149,6 @@ class Gpu:
         del self.processes[limit:]
 
 
-# The per-GPU numbers the history keeps, in this order.
-SERIES_FIELDS = (
-    "utilization_gpu",
-    "utilization_memory",
-    "memory_used_mib",
-    "memory_total_mib",
-    "temperature_c",
-    "power_draw_w",
-    "fan_speed_pct",
-    "sm_clock_mhz",
-    # What the GPU receives: from the host (a data loader feeding it), and from its peers.
-    "pcie_received_bytes_per_second",
-    "nvlink_received_bytes_per_second",
-)
-
-
 @dataclass
 class Snapshot:
     """All GPUs of this machine at one moment, or the error that prevented reading them; and

@@ -28,91 +28,34 @@ from ..translation import N_, gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, gpu_lost
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
+from .readings import DCGM_ENGINE_ACTIVE, DCGM_RESERVED, READING, READINGS
 from .staleness import SeenGpus, gpu_key
 
-# Snapshot field -> (DCGM exporter series, nvidia_gpu_exporter series, factor from the
-# nvidia_gpu_exporter unit to the snapshot's). DCGM's units are the snapshot's already
-# (%, MiB, °C, W, MHz); nvidia_gpu_exporter's are Prometheus base units (ratio, bytes, Hz).
-# nvidia_gpu_exporter has no series where nvidia-smi's CSV has no field (None).
-FIELD_SERIES: dict[str, tuple[str, str | None, float]] = {
-    "utilization_gpu": ("DCGM_FI_DEV_GPU_UTIL", "nvidia_smi_utilization_gpu_ratio", 100),
-    "utilization_memory": (
-        "DCGM_FI_DEV_MEM_COPY_UTIL",
-        "nvidia_smi_utilization_memory_ratio",
-        100,
-    ),
-    "memory_total_mib": ("DCGM_FI_DEV_FB_TOTAL", "nvidia_smi_memory_total_bytes", 1 / MIB),
-    "memory_used_mib": ("DCGM_FI_DEV_FB_USED", "nvidia_smi_memory_used_bytes", 1 / MIB),
-    "memory_free_mib": ("DCGM_FI_DEV_FB_FREE", "nvidia_smi_memory_free_bytes", 1 / MIB),
-    "temperature_c": ("DCGM_FI_DEV_GPU_TEMP", "nvidia_smi_temperature_gpu", 1),
-    "temperature_slowdown_c": ("DCGM_FI_DEV_SLOWDOWN_TEMP", None, 1),
-    "power_draw_w": ("DCGM_FI_DEV_POWER_USAGE", "nvidia_smi_power_draw_watts", 1),
-    "power_limit_w": ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "nvidia_smi_power_limit_watts", 1),
-    "fan_speed_pct": ("DCGM_FI_DEV_FAN_SPEED", "nvidia_smi_fan_speed_ratio", 100),
-    "sm_clock_mhz": ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_clocks_current_sm_clock_hz", 1e-6),
-    "memory_clock_mhz": (
-        "DCGM_FI_DEV_MEM_CLOCK",
-        "nvidia_smi_clocks_current_memory_clock_hz",
-        1e-6,
-    ),
-    "encoder_utilization": ("DCGM_FI_DEV_ENC_UTIL", "nvidia_smi_utilization_encoder_ratio", 100),
-    "decoder_utilization": ("DCGM_FI_DEV_DEC_UTIL", "nvidia_smi_utilization_decoder_ratio", 100),
-    # DCGM's profiling rates, bytes per second; nvidia-smi's CSV has no throughput.
-    "pcie_sent_bytes_per_second": ("DCGM_FI_PROF_PCIE_TX_BYTES", None, 1),
-    "pcie_received_bytes_per_second": ("DCGM_FI_PROF_PCIE_RX_BYTES", None, 1),
-    "nvlink_sent_bytes_per_second": ("DCGM_FI_PROF_NVLINK_TX_BYTES", None, 1),
-    "nvlink_received_bytes_per_second": ("DCGM_FI_PROF_NVLINK_RX_BYTES", None, 1),
-    "ecc_errors_corrected": (
-        "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL",
-        "nvidia_smi_ecc_errors_corrected_volatile_total",
-        1,
-    ),
-    "ecc_errors_uncorrected": (
-        "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL",
-        "nvidia_smi_ecc_errors_uncorrected_volatile_total",
-        1,
-    ),
+# Series name -> the reading it is: the gauges of either exporter (nvidia_gpu_exporter's with
+# the factor to the snapshot's unit; DCGM's are in it already), and the series of the readings
+# made of more than one series or of a code (each under its names before and after a rename).
+_DCGM_FIELDS = {
+    series: reading.field
+    for reading in READINGS
+    if reading.kind == "gauge"
+    for series in reading.dcgm
 }
-# Readings made of more than one series, or of a code: counts that are the sum of two series
-# (either exporter's), a repair waiting when any series says so, the P-state's number and the
-# clock event reasons' bitmask (each under its name before and after the 2023 rename).
-SUMMED_SERIES = {
-    "retired_pages": (
-        "DCGM_FI_DEV_RETIRED_SBE",
-        "DCGM_FI_DEV_RETIRED_DBE",
-        "nvidia_smi_retired_pages_single_bit_ecc_count",
-        "nvidia_smi_retired_pages_double_bit_count",
-    ),
-    "remapped_rows": (
-        "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS",
-        "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
-        "nvidia_smi_remapped_rows_correctable",
-        "nvidia_smi_remapped_rows_uncorrectable",
-    ),
-}
-PENDING_SERIES = (
-    "DCGM_FI_DEV_RETIRED_PENDING",
-    "DCGM_FI_DEV_ROW_REMAP_PENDING",
-    "nvidia_smi_retired_pages_pending",
-    "nvidia_smi_remapped_rows_pending",
-)
-PSTATE_SERIES = ("DCGM_FI_DEV_PSTATE", "nvidia_smi_pstate")
-CLOCK_EVENT_SERIES = (
-    "DCGM_FI_DEV_CLOCKS_EVENT_REASONS",
-    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS",
-    "nvidia_smi_clocks_event_reasons_active",
-    "nvidia_smi_clocks_throttle_reasons_active",
-)
-_SUMMED = {name: field for field, names in SUMMED_SERIES.items() for name in names}
-_DCGM_FIELDS = {dcgm: field for field, (dcgm, _, _) in FIELD_SERIES.items()}
 _SMI_FIELDS = {
-    smi: (field, factor) for field, (_, smi, factor) in FIELD_SERIES.items() if smi is not None
+    series: (reading.field, reading.exporter_factor)
+    for reading in READINGS
+    if reading.kind == "gauge"
+    for series in reading.exporter
 }
+_CODED = {
+    series: reading
+    for reading in READINGS
+    if reading.kind != "gauge"
+    for series in (*reading.dcgm, *reading.exporter)
+}
+DCGM_UTILIZATION = READING["utilization_gpu"].dcgm[0]
+DCGM_MEMORY_USED = READING["memory_used_mib"].dcgm[0]
+DCGM_MEMORY_FREE = READING["memory_free_mib"].dcgm[0]
 
-DCGM_RESERVED = "DCGM_FI_DEV_FB_RESERVED"
-# Under MIG there is no DCGM_FI_DEV_GPU_UTIL; the graphics engine's activity (0-1) per GPU
-# instance (labels GPU_I_ID, GPU_I_PROFILE) is the utilisation there.
-DCGM_ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 # The last XID error of a GPU; XID 79 is a GPU that fell off the bus (its other series then go
 # blank or stale), which NVML and nvidia-smi call lost.
 DCGM_XID = "DCGM_FI_DEV_XID_ERRORS"
@@ -126,9 +69,7 @@ SMI_DRIVER_VERSION = "nvidia_smi_driver_version"
 
 SERIES_NAMES = tuple(
     sorted(
-        {name for dcgm, smi, _ in FIELD_SERIES.values() for name in (dcgm, smi) if name}
-        | set(_SUMMED)
-        | {*PENDING_SERIES, *PSTATE_SERIES, *CLOCK_EVENT_SERIES}
+        {*_DCGM_FIELDS, *_SMI_FIELDS, *_CODED}
         | {DCGM_RESERVED, DCGM_ENGINE_ACTIVE, DCGM_XID}
         | {SMI_INFO, SMI_INDEX, SMI_MIG_MODE, SMI_APP_MEMORY, SMI_DRIVER_VERSION}
     )
@@ -140,9 +81,9 @@ SERIES_NAMES = tuple(
 # together, and three keep a lab's own counter list that lacks one from hiding its GPUs. Not
 # the XID series: the driver may go on reporting the XID of a GPU that is otherwise silent.
 HEARTBEAT_SERIES = (
-    ("DCGM_FI_DEV_SM_CLOCK", "nvidia_smi_index"),
-    ("DCGM_FI_DEV_GPU_TEMP", "nvidia_smi_temperature_gpu"),
-    ("DCGM_FI_DEV_FB_USED", "nvidia_smi_memory_used_bytes"),
+    (READING["sm_clock_mhz"].dcgm[0], SMI_INDEX),
+    (READING["temperature_c"].dcgm[0], READING["temperature_c"].exporter[0]),
+    (DCGM_MEMORY_USED, READING["memory_used_mib"].exporter[0]),
 )
 # The labels that tell GPUs apart in both exporters (see staleness.gpu_key).
 GPU_LABELS = ("UUID", "uuid", "gpu")
@@ -272,21 +213,20 @@ def _dcgm_reading(value: float) -> float | None:
 
 
 def _read_coded(gpu: Gpu, name: str, value: float) -> None:
-    """A reading of ``SUMMED_SERIES``, ``PENDING_SERIES``, ``PSTATE_SERIES`` or
-    ``CLOCK_EVENT_SERIES`` into ``gpu``; other series, and values no count or code can be
-    (NaN, negative), are left alone."""
-    if not math.isfinite(value) or value < 0:
+    """A series of a reading made of more than one series or of a code into ``gpu``; other
+    series, and values no count or code can be (NaN, negative), are left alone."""
+    reading = _CODED.get(name)
+    if reading is None or not math.isfinite(value) or value < 0:
         return
-    if name in _SUMMED:
-        field = _SUMMED[name]
-        setattr(gpu, field, (getattr(gpu, field) or 0) + int(value))
-    elif name in PENDING_SERIES:
-        gpu.memory_repair_pending = bool(gpu.memory_repair_pending) or value > 0
-    elif name in PSTATE_SERIES:
+    if reading.kind == "sum":
+        setattr(gpu, reading.field, (getattr(gpu, reading.field) or 0) + int(value))
+    elif reading.kind == "any":
+        setattr(gpu, reading.field, bool(getattr(gpu, reading.field)) or value > 0)
+    elif reading.kind == "pstate":
         # 32 is NVML's "unknown"; P0 to P15 are 0 to 15.
-        gpu.performance_state = f"P{int(value)}" if 0 <= value <= 15 else None
-    elif name in CLOCK_EVENT_SERIES:
-        gpu.clock_throttle_reasons = reasons_of_mask(int(value))
+        setattr(gpu, reading.field, f"P{int(value)}" if 0 <= value <= 15 else None)
+    elif reading.kind == "reasons":
+        setattr(gpu, reading.field, reasons_of_mask(int(value)))
 
 
 def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
@@ -322,9 +262,9 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             )
             if name == DCGM_ENGINE_ACTIVE:
                 device.utilization_gpu = _scaled(reading, 100)
-            elif name == FIELD_SERIES["memory_used_mib"][0]:
+            elif name == DCGM_MEMORY_USED:
                 device.memory_used_mib = _scaled(reading)
-            elif name == FIELD_SERIES["memory_free_mib"][0]:
+            elif name == DCGM_MEMORY_FREE:
                 instance_free[(key, instance_id)] = reading
         elif name in _DCGM_FIELDS:
             setattr(gpu, _DCGM_FIELDS[name], _scaled(reading))
@@ -358,9 +298,7 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
                     series=DCGM_ENGINE_ACTIVE
                 )
                 if devices
-                else gettext("{series} is not in Prometheus").format(
-                    series=FIELD_SERIES["utilization_gpu"][0]
-                )
+                else gettext("{series} is not in Prometheus").format(series=DCGM_UTILIZATION)
             )
     return Snapshot(
         source="prometheus",

@@ -17,31 +17,16 @@ from ..translation import gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
 from .model import Gpu, GpuProcess
+from .readings import READING, READINGS
 from .smi_values import mig_mode_value, number_value, says_gpu_lost, text_value
 
 # nvidia-smi --query-gpu field -> Gpu attribute. Later entries of the same attribute are
 # fallbacks (older or newer names of one reading).
 GPU_NUMBER_FIELDS = {
-    "utilization.gpu": "utilization_gpu",
-    "utilization.memory": "utilization_memory",
-    "memory.total": "memory_total_mib",
-    "memory.used": "memory_used_mib",
-    "memory.free": "memory_free_mib",
-    "temperature.gpu": "temperature_c",
-    "power.draw": "power_draw_w",
-    "power.draw.instant": "power_draw_w",
-    "power.draw.average": "power_draw_w",
-    "power.limit": "power_limit_w",
-    "enforced.power.limit": "power_limit_w",
-    "fan.speed": "fan_speed_pct",
-    "clocks.sm": "sm_clock_mhz",
-    "clocks.current.sm": "sm_clock_mhz",
-    "clocks.mem": "memory_clock_mhz",
-    "clocks.current.memory": "memory_clock_mhz",
-    "utilization.encoder": "encoder_utilization",
-    "utilization.decoder": "decoder_utilization",
-    "ecc.errors.corrected.volatile.total": "ecc_errors_corrected",
-    "ecc.errors.uncorrected.volatile.total": "ecc_errors_uncorrected",
+    name: reading.field
+    for reading in READINGS
+    if reading.kind == "gauge"
+    for name in reading.smi_csv
 }
 GPU_TEXT_FIELDS = {
     "uuid": "uuid",
@@ -52,7 +37,7 @@ GPU_TEXT_FIELDS = {
     "pstate": "performance_state",
 }
 # The clock event reasons as a bitmask: the name since driver 530, then the one before.
-CLOCK_EVENT_FIELDS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
+CLOCK_EVENT_FIELDS = READING["clock_throttle_reasons"].smi_csv
 
 # What the sampler asks for on every read: a few ms per call, against tens to hundreds of ms
 # for `-q -x`.

@@ -12,39 +12,10 @@ import xml.etree.ElementTree as ET
 from ..translation import gettext
 from .clock_events import CLOCK_EVENT_BITS
 from .errors import GpuReadError, error_from_output, gpu_lost, kind_of_message
-from .model import KIB, Gpu, GpuProcess, MigDevice, Snapshot
+from .model import Gpu, GpuProcess, MigDevice, Snapshot
+from .readings import READINGS
 from .smi_values import Number, mig_mode_value, number_value, says_gpu_lost, text_value
 
-_NUMBER_PATHS = {
-    "utilization_gpu": ("utilization/gpu_util",),
-    "utilization_memory": ("utilization/memory_util",),
-    "memory_total_mib": ("fb_memory_usage/total",),
-    "memory_used_mib": ("fb_memory_usage/used",),
-    "memory_free_mib": ("fb_memory_usage/free",),
-    "temperature_c": ("temperature/gpu_temp",),
-    "temperature_slowdown_c": ("temperature/gpu_temp_slow_threshold",),
-    "power_draw_w": (
-        "gpu_power_readings/instant_power_draw",
-        "gpu_power_readings/power_draw",
-        "gpu_power_readings/average_power_draw",
-        "power_readings/power_draw",
-    ),
-    "power_limit_w": (
-        "gpu_power_readings/current_power_limit",
-        "power_readings/enforced_power_limit",
-        "power_readings/power_limit",
-    ),
-    "fan_speed_pct": ("fan_speed",),
-    "sm_clock_mhz": ("clocks/sm_clock",),
-    "memory_clock_mhz": ("clocks/mem_clock",),
-    "encoder_utilization": ("utilization/encoder_util",),
-    "decoder_utilization": ("utilization/decoder_util",),
-}
-# PCIe throughput nvidia-smi sampled for 20 ms as it wrote the document, in KB/s (KiB).
-_PCIE_PATHS = {
-    "pcie_sent_bytes_per_second": "pci/tx_util",
-    "pcie_received_bytes_per_second": "pci/rx_util",
-}
 # The element of the clock throttle reasons, and the prefix of each reason's, newest name first
 # (renamed "event reasons" in driver 530).
 _THROTTLE_ELEMENTS = (
@@ -98,11 +69,11 @@ def _gpu(element: ET.Element, index: int) -> Gpu:
         pci_bus_id=text_value(element.findtext("pci/pci_bus_id")) or element.get("id"),
         mig_mode=mig_mode_value(element.findtext("mig_mode/current_mig")),
     )
-    for attribute, paths in _NUMBER_PATHS.items():
-        setattr(gpu, attribute, _number(element, *paths))
-    for attribute, path in _PCIE_PATHS.items():
-        kib = _number(element, path)
-        setattr(gpu, attribute, None if kib is None else kib * KIB)
+    for reading in READINGS:
+        if reading.smi_xml:
+            value = _number(element, *reading.smi_xml)
+            factor = reading.smi_xml_factor
+            setattr(gpu, reading.field, value if value is None or factor == 1 else value * factor)
     if gpu.temperature_slowdown_c is None:
         gpu.temperature_slowdown_c = _slowdown_from_tlimit(element)
     gpu.performance_state = text_value(element.findtext("performance_state"))
