@@ -24,7 +24,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 from .gpu.clock_events import CLOCK_EVENT_BITS
 from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
-from .gpu.readings import DCGM_ENGINE_ACTIVE, READINGS
+from .gpu.readings import DCGM_ENGINE_ACTIVE, READINGS, Reading
 from .gpu.sampler import Sampler
 from .machine.kernel_usage import KernelUse
 from .machine.model import MachineReading
@@ -35,18 +35,19 @@ GPU_LABELS = ("gpu", "uuid", "name")
 MIG_LABELS = (*GPU_LABELS, "gpu_i_id", "gpu_i_profile")
 KERNEL_LABELS = ("kernel_id", "path", "gpu", "uuid")
 
-# The readings /metrics exports as they are, each with its series, its factor from the
-# snapshot's unit to the series' base unit, and what it is with DCGM's name for it.
+# The readings /metrics exports as they are: each as its ``metric`` series (a counter where the
+# reading only grows), times its ``metric_factor`` to the series' base unit, with its help and
+# DCGM's name for it.
 GPU_SERIES = tuple(
-    (
-        reading.metric,
-        reading.field,
-        reading.metric_factor,
-        f"{reading.help} (DCGM: {reading.dcgm[0]})",
-    )
-    for reading in READINGS
-    if reading.metric is not None and reading.kind == "gauge"
+    reading for reading in READINGS if reading.metric is not None and reading.kind == "gauge"
 )
+
+
+def series_name(reading: Reading) -> str:
+    """A reading's series as a query names it: the exposition adds ``_total`` to a counter."""
+    return f"{reading.metric}_total" if reading.counter else str(reading.metric)
+
+
 # Readings DCGM gives as a sum or a code: (series, Gpu field, what it is and its twin).
 _DCGM_OF_CODED = {"sum": " + ", "any": ", ", "pstate": ", "}
 GPU_CODED_SERIES = tuple(
@@ -166,7 +167,7 @@ READ_ERRORS = "jupyter_gpu_read_errors"
 
 # Every series name this endpoint can produce, as a query names it.
 SERIES_NAMES = (
-    *(name for name, _, _, _ in GPU_SERIES),
+    *(series_name(reading) for reading in GPU_SERIES),
     *(name for name, _, _ in GPU_CODED_SERIES),
     CLOCK_EVENT_REASON,
     *(name for name, _, _, _ in MIG_SERIES),
@@ -217,10 +218,10 @@ def _gpu_labels(gpu: Gpu) -> list[str]:
 
 
 def _per_gpu_family(
-    name: str, text: str, readings: Iterable[tuple[Gpu, float | None]]
+    family: GaugeMetricFamily | CounterMetricFamily, readings: Iterable[tuple[Gpu, float | None]]
 ) -> Iterator[Metric]:
-    """One gauge with a sample per GPU that has a value; nothing when none has."""
-    family = GaugeMetricFamily(name, text, labels=GPU_LABELS)
+    """The family (labelled by GPU) with a sample per GPU that has a value; nothing when none
+    has."""
     for gpu, value in readings:
         if value is not None:
             family.add_metric(_gpu_labels(gpu), value)
@@ -308,12 +309,19 @@ class GpuCollector(Collector):
     @staticmethod
     def _gpu_families(snapshot: Snapshot) -> Iterator[Metric]:
         gpus = snapshot.gpus
-        for name, field, factor, text in GPU_SERIES:
-            values = (_base_unit(getattr(gpu, field), factor) for gpu in gpus)
-            yield from _per_gpu_family(name, text, zip(gpus, values))
+        for reading in GPU_SERIES:
+            values = (
+                _base_unit(getattr(gpu, reading.field), reading.metric_factor) for gpu in gpus
+            )
+            text = f"{reading.help} (DCGM: {reading.dcgm[0]})"
+            family = CounterMetricFamily if reading.counter else GaugeMetricFamily
+            yield from _per_gpu_family(
+                family(str(reading.metric), text, labels=GPU_LABELS), zip(gpus, values)
+            )
         for name, field, text in GPU_CODED_SERIES:
             values = (_coded_value(getattr(gpu, field)) for gpu in gpus)
-            yield from _per_gpu_family(name, text, zip(gpus, values))
+            family = GaugeMetricFamily(name, text, labels=GPU_LABELS)
+            yield from _per_gpu_family(family, zip(gpus, values))
         reasons = GaugeMetricFamily(
             CLOCK_EVENT_REASON,
             "1 while the reason holds the GPU's clocks down, else 0 (DCGM: a bit of "

@@ -27,7 +27,7 @@ from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
-from jupyterlab_gpu_monitor.metrics import GPU_SERIES
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES, series_name
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.httpclient import AsyncHTTPClient
 from traitlets import TraitError
@@ -147,13 +147,14 @@ def prometheus(lab: Lab) -> str:
 def test_prometheus_stores_our_series_as_the_snapshot_reports_them(lab):
     (gpu,) = json.loads(lab.jupyter.get("gpu-monitor/api/gpus"))["gpus"]
     labels = {"gpu": str(gpu["index"]), "uuid": gpu["uuid"], "name": gpu["name"]}
-    for name, field, factor, _ in GPU_SERIES:
+    for reading in GPU_SERIES:
+        name = series_name(reading)
         stored = query(lab.prometheus, f'{name}{{job="jupyter"}}')
-        if gpu[field] is None:
+        if gpu[reading.field] is None:
             assert stored == [], name  # no reading, no sample: never a 0
             continue
         (series,) = stored
-        assert float(series["value"][1]) == gpu[field] * factor, name
+        assert float(series["value"][1]) == gpu[reading.field] * reading.metric_factor, name
         assert {key: series["metric"][key] for key in labels} == labels
     (up,) = query(lab.prometheus, 'jupyter_gpu_source_up{job="jupyter"}')
     assert up["metric"]["source"] == "nvidia-smi" and up["value"][1] == "1"

@@ -8,8 +8,7 @@ import re
 import subprocess
 
 import yaml
-from jupyterlab_gpu_monitor.gpu.readings import READING
-from jupyterlab_gpu_monitor.metrics import GPU_SERIES, SERIES_NAMES
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES, SERIES_NAMES, series_name
 
 from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, REPO, require
 
@@ -103,8 +102,9 @@ def test_admin_guide_maps_every_series_to_its_dcgm_field_or_node_exporters():
     guide = (REPO / "docs" / "admin-guide.md").read_text()
     documented = set(re.findall(r"`(jupyter_(?:gpu|machine|kernel)_\w+)[`{]", guide))
     assert documented == set(SERIES_NAMES)
-    for name, field, _, _ in GPU_SERIES:
-        assert f"| `{name}` | `{READING[field].dcgm[0]}` |" in guide, name
+    for reading in GPU_SERIES:
+        name = series_name(reading)
+        assert f"| `{name}` | `{reading.dcgm[0]}` |" in guide, name
     for name in SERIES_NAMES:
         if name.startswith(("jupyter_machine_", "jupyter_kernel_")):
             row = re.search(rf"^\| `{name}[{{`].*$", guide, re.M)

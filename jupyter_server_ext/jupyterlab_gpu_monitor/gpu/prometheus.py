@@ -31,11 +31,11 @@ from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
 from .readings import DCGM_ENGINE_ACTIVE, DCGM_RESERVED, READING, READINGS
 from .staleness import SeenGpus, gpu_key
 
-# Series name -> the reading it is: the gauges of either exporter (nvidia_gpu_exporter's with
-# the factor to the snapshot's unit; DCGM's are in it already), and the series of the readings
+# Series name -> the reading it is: the gauges of either exporter (with the factor to the
+# snapshot's unit), and the series of the readings
 # made of more than one series or of a code (each under its names before and after a rename).
 _DCGM_FIELDS = {
-    series: reading.field
+    series: (reading.field, reading.dcgm_factor)
     for reading in READINGS
     if reading.kind == "gauge"
     for series in reading.dcgm
@@ -267,7 +267,8 @@ def _dcgm_snapshot(samples: list[Sample], timestamp: float) -> Snapshot:
             elif name == DCGM_MEMORY_FREE:
                 instance_free[(key, instance_id)] = reading
         elif name in _DCGM_FIELDS:
-            setattr(gpu, _DCGM_FIELDS[name], _scaled(reading))
+            field, factor = _DCGM_FIELDS[name]
+            setattr(gpu, field, _scaled(reading, factor))
         elif name == DCGM_RESERVED:
             reserved[key] = reading
         elif name == DCGM_XID:

@@ -39,15 +39,18 @@ class Reading:
     # Paths in nvidia-smi's ``-q -x`` document, the first found wins; times ``smi_xml_factor``.
     smi_xml: tuple[str, ...] = ()
     smi_xml_factor: float = 1
-    # DCGM exporter series, in ``unit`` already; for a "sum", "any" or a renamed series, each.
+    # DCGM exporter series, times ``dcgm_factor``; for a "sum", "any" or a renamed series, each.
     dcgm: tuple[str, ...] = ()
+    dcgm_factor: float = 1
     # nvidia_gpu_exporter series, times ``exporter_factor`` (its units are Prometheus base
     # units: ratio, bytes, hertz); none where nvidia-smi's CSV has no such field.
     exporter: tuple[str, ...] = ()
     exporter_factor: float = 1
-    # The series ``/metrics`` exports it as, times ``metric_factor`` (to Prometheus' base units).
+    # The series ``/metrics`` exports it as, times ``metric_factor`` (to Prometheus' base units);
+    # a counter where the reading only grows (the exposition adds ``_total`` to its name).
     metric: str | None = None
     metric_factor: float = 1
+    counter: bool = False
     # Whether the history keeps it at every point (what the charts and the CSV export show).
     history: bool = False
     # gpu-check: how far two sources read up to a second apart may differ, (absolute, fraction
