@@ -57,6 +57,12 @@ NOT_COMPARED = {
     "source": "names the source itself",
     "timestamp": "when each read was made",
     "unavailable": "each source words its reasons its own way",
+    # What nvidia-smi has no field for, in its CSV or its XML.
+    **{
+        reading.field: "NVML's alone: nvidia-smi has no such field"
+        for reading in READINGS
+        if not reading.smi_csv and not reading.smi_xml
+    },
     # Throughput over different windows (20 ms, or between two reads): a burst of copies
     # moves it by gigabytes per second from one to the other.
     **{

@@ -5,10 +5,9 @@
  */
 
 /**
- * The unit of a GPU reading in the REST payloads; '' for a count, a code or a
- * yes/no.
+ * The unit of a reading the history keeps, as the REST payloads give it.
  */
-export type ReadingUnit = '' | '%' | 'B/s' | 'MHz' | 'MiB' | 'W' | '°C';
+export type ReadingUnit = '%' | 'B/s' | 'MHz' | 'MiB' | 'W' | '°C';
 
 /**
  * A reading the server's history keeps at every point.

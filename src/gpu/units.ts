@@ -123,8 +123,6 @@ export function formatReading(
       return trans.__('%1 MHz', Math.round(value));
     case 'B/s':
       return formatRate(value, trans);
-    case '':
-      return String(value);
   }
 }
 
