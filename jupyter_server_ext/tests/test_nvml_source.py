@@ -195,6 +195,8 @@ def a100_device(**overrides) -> dict:
         "TemperatureThreshold": 89,
         "PowerUsage": 312_500,
         "EnforcedPowerLimit": 400_000,
+        # Millijoules since the driver loaded: a day at 312 W, about 7.5 kWh.
+        "TotalEnergyConsumption": 26_956_800_000,
         "FanSpeed": pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
         "ClockInfo": {pynvml.NVML_CLOCK_SM: 1410, pynvml.NVML_CLOCK_MEM: 1593},
         "PerformanceState": 0,
@@ -238,9 +240,19 @@ async def test_unsupported_field_is_null_and_units_are_converted():
     (gpu,) = snapshot.gpus
     assert gpu.fan_speed_pct is None and "fan_speed_pct" not in gpu.unavailable
     assert (gpu.power_draw_w, gpu.power_limit_w) == (312.5, 400.0)
+    assert gpu.energy_consumed_j == 26_956_800
     assert (gpu.temperature_c, gpu.temperature_slowdown_c) == (61, 89)
     assert (gpu.memory_used_mib, gpu.memory_total_mib, gpu.utilization_gpu) == (30000, 81920, 87)
     assert [(p.pid, p.name, p.used_memory_mib) for p in gpu.processes] == [(4242, "python", 29000)]
+
+
+async def test_a_gpu_before_volta_has_no_energy_counter():
+    pascal = a100_device(
+        Name="Tesla P100-PCIE-16GB",
+        TotalEnergyConsumption=pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED),
+    )
+    (gpu,) = (await NvmlSource(nvml=StandInNvml([pascal])).sample()).gpus
+    assert gpu.energy_consumed_j is None and "energy_consumed_j" not in gpu.unavailable
 
 
 async def test_clocks_state_and_what_holds_them_are_read():

@@ -27,7 +27,8 @@ from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
-from jupyterlab_gpu_monitor.metrics import GPU_SERIES, series_name
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES, GpuCollector, series_name
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.httpclient import AsyncHTTPClient
 from traitlets import TraitError
@@ -234,6 +235,8 @@ async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheu
     assert (gpu.memory_used_mib, gpu.memory_free_mib, gpu.memory_total_mib) == (4845, 35690, 40535)
     assert (gpu.temperature_c, gpu.power_draw_w, gpu.sm_clock_mhz) == (61, 409.692, 1215)
     assert gpu.memory_clock_mhz == 1215
+    # DCGM counts the energy since the driver loaded in millijoules: 319 kJ, about 89 Wh.
+    assert gpu.energy_consumed_j == 319159.391
     # DCGM's profiling rates; its NVLink counter (a total since boot) is not a rate.
     assert (gpu.pcie_sent_bytes_per_second, gpu.pcie_received_bytes_per_second) == (
         33011804,
@@ -246,6 +249,22 @@ async def test_dcgm_mig_scrape_gives_each_instance_its_engine_activity(prometheu
     (instance,) = gpu.mig_devices
     assert (instance.gpu_instance_id, instance.profile) == (13, "1g.5gb")
     assert instance.utilization_gpu == 99.5687
+
+
+async def test_dcgms_energy_counter_is_exported_again_as_a_counter_in_joules(prometheus):
+    sampler = Sampler(PrometheusSource(prometheus, '{Hostname="ub20-a100-k8s"}'), 0.5, 60)
+    await sampler.snapshot()
+    await sampler.stop()
+    registry = CollectorRegistry()
+    registry.register(GpuCollector(sampler))
+    families = {
+        family.name: family
+        for family in text_string_to_metric_families(generate_latest(registry).decode())
+    }
+    energy = families["jupyter_gpu_energy_joules"]
+    assert energy.type == "counter"
+    (sample,) = energy.samples
+    assert (sample.name, sample.value) == ("jupyter_gpu_energy_joules_total", 319159.391)
 
 
 async def test_2021_exporter_scrape_reads_back_with_its_numbers(prometheus):

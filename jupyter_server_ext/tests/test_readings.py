@@ -18,6 +18,7 @@ UNIT_WORDS = {
     "MiB": "MiB",
     "°C": "degrees Celsius",
     "W": "watts",
+    "J": "joules",
     "MHz": "MHz",
     "B/s": "per second",
 }

@@ -170,6 +170,22 @@ describe('GpuRow', () => {
     ).toEqual([true, false, false, true, false, true, true, false]);
   });
 
+  it('tells on hover the energy the GPU used since the driver loaded, where its source counts it', () => {
+    // NVML's and DCGM's counter (nvidia-smi has none: no line in the test above).
+    const day = { ...v100sX8Snapshot().gpus[0], energy_consumed_j: 26_956_800 };
+    const { getByRole, rerender } = render(
+      <GpuRow gpu={day} kernelGpus={null} trans={trans} />
+    );
+    expect(getByRole('article').title).toContain(
+      '\n7.5 kWh since the driver loaded\n'
+    );
+    const hour = { ...day, energy_consumed_j: 1_080_000 };
+    rerender(<GpuRow gpu={hour} kernelGpus={null} trans={trans} />);
+    expect(getByRole('article').title).toContain(
+      '300 Wh since the driver loaded'
+    );
+  });
+
   it('shows the MIG instances with their memory, and "MIG" where MIG hides the utilization', () => {
     const gpu = a100MigSnapshot().gpus[0];
 

@@ -7,6 +7,7 @@ import { shortGpuName } from '../gpu/names';
 import { gpuHolder } from '../gpu/processRows';
 import {
   formatCelsius,
+  formatEnergy,
   formatMemoryOf,
   formatPercent,
   formatRate,
@@ -242,8 +243,8 @@ namespace Private {
   /**
    * What the row leaves out, a line each, on hover: the full name, the clocks
    * and performance state, the video engines, the memory's errors,
-   * conditions that are normal under load, the fan, the bus, and whether the
-   * notebook's kernel sees the GPU.
+   * conditions that are normal under load, the fan, the energy used since the
+   * driver loaded, the bus, and whether the notebook's kernel sees the GPU.
    */
   export function details(
     gpu: IGpu,
@@ -261,6 +262,11 @@ namespace Private {
       ...normal.map(condition => condition.text),
       gpu.fan_speed_pct !== null &&
         trans.__('Fan %1', formatPercent(gpu.fan_speed_pct, trans)),
+      gpu.energy_consumed_j !== null &&
+        trans.__(
+          '%1 since the driver loaded',
+          formatEnergy(gpu.energy_consumed_j, trans)
+        ),
       gpu.pci_bus_id && trans.__('Bus %1', gpu.pci_bus_id),
       visibleToKernel &&
         kernelGpus &&

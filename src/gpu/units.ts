@@ -85,6 +85,19 @@ export function formatWatts(watts: number, trans: TranslationBundle): string {
 }
 
 /**
+ * Energy: "740 Wh", "7.5 kWh", "1234 kWh".
+ */
+export function formatEnergy(joules: number, trans: TranslationBundle): string {
+  const wattHours = joules / 3600;
+  return wattHours < 1000
+    ? trans.__('%1 Wh', Math.round(wattHours))
+    : trans.__(
+        '%1 kWh',
+        Private.decimal(wattHours / 1000, wattHours < 1e5 ? 1 : 0)
+      );
+}
+
+/**
  * A power draw out of a limit: "6.5 / 230 W".
  */
 export function formatWattsOf(

@@ -202,6 +202,10 @@ export interface IGpu {
    */
   power_limit_w: number | null;
   /**
+   * The energy the GPU consumed since the driver loaded, in joules (Volta and later).
+   */
+  energy_consumed_j: number | null;
+  /**
    * The fan speed, in percent of its maximum.
    */
   fan_speed_pct: number | null;

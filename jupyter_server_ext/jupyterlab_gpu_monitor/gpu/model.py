@@ -97,6 +97,8 @@ class Gpu:
     temperature_slowdown_c: float | None = None
     power_draw_w: float | None = None
     power_limit_w: float | None = None
+    # What the GPU consumed since the driver loaded (Volta and later).
+    energy_consumed_j: float | None = None
     fan_speed_pct: float | None = None
     sm_clock_mhz: float | None = None
     memory_clock_mhz: float | None = None

@@ -221,6 +221,8 @@ class NvmlSource:
         gpu.power_draw_w = power / 1000 if power is not None else None
         limit = field(gpu, "power_limit_w", nvml.nvmlDeviceGetEnforcedPowerLimit, handle)
         gpu.power_limit_w = limit / 1000 if limit is not None else None
+        energy = field(gpu, "energy_consumed_j", nvml.nvmlDeviceGetTotalEnergyConsumption, handle)
+        gpu.energy_consumed_j = energy / 1000 if energy is not None else None  # mJ
         gpu.fan_speed_pct = field(gpu, "fan_speed_pct", nvml.nvmlDeviceGetFanSpeed, handle)
         gpu.sm_clock_mhz = field(
             gpu, "sm_clock_mhz", nvml.nvmlDeviceGetClockInfo, handle, nvml.NVML_CLOCK_SM

@@ -22,8 +22,8 @@ class Reading:
 
     # The ``Gpu`` attribute, and the field of ``api_schema/gpus.json``'s Gpu.
     field: str
-    # The unit of the snapshot's value: "%", "MiB", "°C", "W", "MHz", "B/s", "" (a count, a
-    # code or a yes/no).
+    # The unit of the snapshot's value: "%", "MiB", "°C", "W", "J", "MHz", "B/s", "" (a count,
+    # a code or a yes/no).
     unit: str
     # What it is, as ``/metrics`` says it.
     help: str
@@ -189,6 +189,15 @@ READINGS = (
         exporter=("nvidia_smi_power_limit_watts",),
         metric="jupyter_gpu_power_limit_watts",
         tolerance=(1, 0),
+    ),
+    Reading(
+        "energy_consumed_j",
+        "J",
+        "Energy the GPU consumed since the driver loaded",
+        dcgm=("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",),
+        dcgm_factor=1e-3,  # millijoules
+        metric="jupyter_gpu_energy_joules",
+        counter=True,
     ),
     Reading(
         "fan_speed_pct",
