@@ -20,12 +20,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
-from jupyterlab_gpu_monitor.cells import KernelHistory, Span, attribute  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.history import History  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.model import Snapshot  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_csv import parse_query_gpu  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import KernelGpuUsage  # noqa: E402
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.cells import KernelHistory, Span, attribute  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse  # noqa: E402
 from metrics import eight_gpu_csv, timed_gets  # noqa: E402  (bench/metrics.py, next to this)
 from sampler import percentile  # noqa: E402
 from tests.prometheus_lab import H100_REPLAY, running_jupyter_server  # noqa: E402

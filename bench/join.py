@@ -22,7 +22,8 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "jupyter_server_ext"))
 
 from jupyterlab_gpu_monitor.gpu.model import Gpu, GpuProcess, Snapshot
-from jupyterlab_gpu_monitor.kernels import ProcessTree, RunningKernel, join
+from jupyterlab_gpu_monitor.kernel.listing import RunningKernel
+from jupyterlab_gpu_monitor.kernel.processes import ProcessTree, join
 
 KERNELS = 50
 LEAVES_PER_KERNEL = 4

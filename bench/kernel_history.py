@@ -26,11 +26,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
-from jupyterlab_gpu_monitor.cells import KernelHistory  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.history import History  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import KernelGpuUsage  # noqa: E402
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.cells import KernelHistory  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse  # noqa: E402
 from tests.replay import SMI_FIXTURES  # noqa: E402
 
 HOUR = 3600

@@ -31,9 +31,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
 from join import TREE, leaves_of  # noqa: E402  (bench/join.py, beside this file)
-from jupyterlab_gpu_monitor.cells import KernelHistory  # noqa: E402
 from jupyterlab_gpu_monitor.extension import _Annotation  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import KernelJoin  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.cells import KernelHistory  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.join import KernelJoin  # noqa: E402
 from jupyterlab_gpu_monitor.machine.host import MachineReader  # noqa: E402
 from sampler import nvml_reporting  # noqa: E402  (bench/sampler.py, beside this file)
 

@@ -42,9 +42,11 @@ from jupyterlab_gpu_monitor.gpu.nvidia_smi import NvidiaSmiSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.nvml import NvmlSource  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler  # noqa: E402
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml  # noqa: E402
-from jupyterlab_gpu_monitor.kernels import RunningKernel, join, join_and_measure  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.join import join_and_measure  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.listing import RunningKernel  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.processes import join  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.usage import KernelUsageReader  # noqa: E402
 from jupyterlab_gpu_monitor.machine.host import MachineReader  # noqa: E402
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader  # noqa: E402
 from tests.replay import SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
 from tests.test_nvml_source import StandInNvml, a100_device  # noqa: E402
 

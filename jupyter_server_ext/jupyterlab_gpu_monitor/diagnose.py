@@ -25,7 +25,7 @@ from .cuda_compat import (
     version_tuple,
 )
 from .gpu.model import Snapshot
-from .kernel_env import KernelProcessFacts
+from .kernel.env import KernelProcessFacts
 from .translation import N_, gettext, join_list, ngettext
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}

@@ -8,12 +8,13 @@ from jupyter_server.extension.application import ExtensionApp
 from traitlets import TraitError
 
 from . import blocking
-from .cells import KernelHistory
 from .config import GpuMonitor, setting_problem
 from .gpu.model import Snapshot
 from .gpu.sampler import Sampler
 from .gpu.source import make_source
-from .kernels import KernelJoin
+from .kernel.cells import KernelHistory
+from .kernel.join import KernelJoin
+from .kernel.service import KernelService
 from .machine.host import MachineReader
 from .machine.model import rate_window
 from .routes import IN_FLIGHT_SETTING, setup_off_handlers, setup_route_handlers
@@ -77,9 +78,8 @@ class GpuMonitorExtension(ExtensionApp):
             idle_seconds=config.idle_seconds,
             annotate=annotate,
         )
-        setup_route_handlers(
-            self.serverapp.web_app, self.sampler, config, kernel_join, kernel_history
-        )
+        kernels = KernelService(kernel_join, kernel_history)
+        setup_route_handlers(self.serverapp.web_app, self.sampler, config, kernels)
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
     async def stop_extension(self) -> None:

@@ -26,7 +26,7 @@ from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
 from .gpu.readings import DCGM_ENGINE_ACTIVE, READINGS, Reading
 from .gpu.sampler import Sampler
-from .machine.kernel_usage import KernelUse
+from .kernel.usage import KernelUse
 from .machine.model import MachineReading
 
 log = logging.getLogger(__name__)

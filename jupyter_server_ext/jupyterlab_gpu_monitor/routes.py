@@ -19,13 +19,14 @@ from jupyter_server.utils import url_path_join
 from . import blocking
 from ._version import __version__
 from .bodies import BadBody, read_body
-from .cache_release import ReleaseRefused, release_cached_memory
-from .cells import KernelHistory, Span, SpansTooCostly, attribute
 from .config import GpuMonitor
 from .gpu.history import History
 from .gpu.sampler import Sampler
-from .kernel_ready import settle_starting
-from .kernels import KernelJoin, kernels_summary
+from .kernel.cache_release import ReleaseRefused, release_cached_memory
+from .kernel.cells import KernelHistory, Span, SpansTooCostly, attribute
+from .kernel.join import kernels_summary
+from .kernel.ready import settle_starting
+from .kernel.service import KernelService
 from .translation import gettext
 
 # The environments (conda/), the kernel inspection (inspector, diagnose), the probe and the
@@ -56,12 +57,12 @@ MAX_EVERY_SECONDS = 3600.0
 # The status of each refusal of cache_release: the kernel runs a cell (the request would wait
 # behind it), did not answer in time, or the release raised in it.
 RELEASE_REFUSAL_STATUS = {"busy": 409, "timeout": 504, "failed": 502}
-# The key of ``web_app.settings`` holding a zero-argument callable that returns this server's
-# per-kernel GPU memory of the latest read (KernelGpuMemory), for the metrics endpoint.
-KERNEL_USAGE_SETTING = "gpu_monitor_kernel_usage"
-# ... and one that returns each kernel's CPU and memory of the latest read (KernelMachineUse).
-KERNEL_MACHINE_SETTING = "gpu_monitor_kernel_machine"
-# ... and the RequestsInFlight of our routes.
+# The keys of ``web_app.settings`` holding the Sampler, the configuration, the kernel side
+# (KernelService) and the RequestsInFlight of our routes: handlers reach each through its
+# typed property of GpuMonitorHandler.
+SAMPLER_SETTING = "gpu_monitor_sampler"
+CONFIG_SETTING = "gpu_monitor_config"
+KERNELS_SETTING = "gpu_monitor_kernels"
 IN_FLIGHT_SETTING = "gpu_monitor_in_flight"
 
 
@@ -193,11 +194,15 @@ class GpuMonitorHandler(APIHandler):
 
     @property
     def sampler(self) -> Sampler:
-        return self.settings["gpu_monitor_sampler"]
+        return self.settings[SAMPLER_SETTING]
 
     @property
     def monitor_config(self) -> GpuMonitor:
-        return self.settings["gpu_monitor_config"]
+        return self.settings[CONFIG_SETTING]
+
+    @property
+    def kernels(self) -> KernelService:
+        return self.settings[KERNELS_SETTING]
 
     def query_number(self, name: str) -> tuple[str, float] | None:
         """A query argument as given and as a number (nan when it is none); None when left
@@ -291,7 +296,7 @@ class KernelsHandler(GpuMonitorHandler):
     @authorized("read")
     async def get(self) -> None:
         snapshot = await self.sampler.snapshot(self.asks_every())
-        kernel_join = self.settings["gpu_monitor_kernel_join"]
+        kernel_join = self.kernels.join
         kernels = await kernel_join.kernels()
         settle_starting(self.kernel_manager, kernels)
         self.finish(json.dumps(kernels_summary(snapshot, kernels, kernel_join.machine_use)))
@@ -303,7 +308,7 @@ class ProbeHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     def get(self) -> None:
-        from .probe import DEFAULT_PACKAGES, probe_expression
+        from .kernel.probe import DEFAULT_PACKAGES, probe_expression
 
         deep = self.get_query_argument("deep", "0") == "1"
         extra = [name for name in self.get_query_argument("packages", "").split(",") if name]
@@ -320,7 +325,7 @@ class DiagnoseHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self) -> None:
-        from .inspector import inspect_kernel
+        from .kernel.inspector import inspect_kernel
 
         body = await self.json_body("DiagnoseRequest")
         kernel_id = body["kernel_id"]
@@ -330,8 +335,8 @@ class DiagnoseHandler(GpuMonitorHandler):
             kernel_id,
             kernel_manager=self.kernel_manager,
             sampler=self.sampler,
-            kernel_join=self.settings["gpu_monitor_kernel_join"],
-            kernel_history=self.settings["gpu_monitor_kernel_history"],
+            kernel_join=self.kernels.join,
+            kernel_history=self.kernels.history,
             probe=body.get("probe"),
             expected_prefix=body.get("expected_prefix"),
         )
@@ -345,7 +350,7 @@ class KernelSpansHandler(GpuMonitorHandler):
     @tornado.web.authenticated
     @authorized("read")
     async def post(self, kernel_id: str) -> None:
-        kernel_history = self.settings["gpu_monitor_kernel_history"]
+        kernel_history = self.kernels.history
         if kernel_id not in self.kernel_manager and not kernel_history.knows(kernel_id):
             raise ApiError(404, gettext("no such kernel on this server"))
         body = await self.json_body("SpansRequest")
@@ -430,9 +435,9 @@ class MetricsHandler(GpuMonitorHandler):
         await self.sampler.snapshot()
         body, content_type = render(
             self.sampler,
-            self.settings.get(KERNEL_USAGE_SETTING),
+            self.kernels.gpu_memory,
             self.request.headers.get("Accept"),
-            self.settings.get(KERNEL_MACHINE_SETTING),
+            self.kernels.machine_uses,
         )
         self.finish(body, set_content_type=content_type)
 
@@ -603,20 +608,12 @@ def setup_off_handlers(web_app, problem: str) -> None:
 
 
 def setup_route_handlers(
-    web_app,
-    sampler: Sampler,
-    config: GpuMonitor,
-    kernel_join: KernelJoin,
-    kernel_history: KernelHistory,
+    web_app, sampler: Sampler, config: GpuMonitor, kernels: KernelService
 ) -> None:
     """Register the handlers under the server's base_url (``/user/<name>/`` on JupyterHub)."""
-    web_app.settings["gpu_monitor_sampler"] = sampler
-    web_app.settings["gpu_monitor_config"] = config
-    web_app.settings["gpu_monitor_kernel_join"] = kernel_join
-    web_app.settings["gpu_monitor_kernel_history"] = kernel_history
-    # Per-kernel GPU memory of the latest read, for the metrics endpoint.
-    web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernel_join.usage
-    web_app.settings[KERNEL_MACHINE_SETTING] = kernel_join.machine_uses
+    web_app.settings[SAMPLER_SETTING] = sampler
+    web_app.settings[CONFIG_SETTING] = config
+    web_app.settings[KERNELS_SETTING] = kernels
     web_app.settings[IN_FLIGHT_SETTING] = RequestsInFlight()
     api = url_path_join(web_app.settings["base_url"], "gpu-monitor", "api")
     web_app.add_handlers(

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernels import KernelGpuUsage
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
+from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse
+from jupyterlab_gpu_monitor.routes import KERNELS_SETTING, SAMPLER_SETTING
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
@@ -26,9 +27,9 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def _load_jupyter_server_extension(serverapp) -> None:
     settings = serverapp.web_app.settings
-    sampler = settings.get("gpu_monitor_sampler")
-    kernel_history = settings.get("gpu_monitor_kernel_history")
-    if sampler is None or kernel_history is None:
+    sampler = settings.get(SAMPLER_SETTING)
+    kernels = settings.get(KERNELS_SETTING)
+    if sampler is None or kernels is None:
         serverapp.log.error("seeded_history: load jupyterlab_gpu_monitor first")
         return
     capture = parse_xml(Path(os.environ["SEEDED_HISTORY_XML"]).read_text(), 0.0)
@@ -50,5 +51,5 @@ def _load_jupyter_server_extension(serverapp) -> None:
         ]
         cpu = {kernel_id: KernelUse(380.0, 9830.0, 3)}
         for t in times:
-            kernel_history.append(t, usage, cpu)
+            kernels.history.append(t, usage, cpu)
     serverapp.log.info("seeded_history: %d reads of %d GPUs", len(times), len(capture.gpus))

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 import tornado
 from jupyter_server.auth.authorizer import AllowAllAuthorizer
-from jupyterlab_gpu_monitor.cache_release import (
+from jupyterlab_gpu_monitor.kernel.cache_release import (
     CacheRelease,
     ReleaseRefused,
     parse_reply,

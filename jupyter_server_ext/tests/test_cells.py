@@ -7,12 +7,13 @@ import copy
 import random
 
 import pytest
-from jupyterlab_gpu_monitor.cells import KernelHistory, Span, SpansTooCostly, attribute
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import GpuProcess
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernels import KernelGpuUsage, RunningKernel, kernel_usage
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
+from jupyterlab_gpu_monitor.kernel.cells import KernelHistory, Span, SpansTooCostly, attribute
+from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage, kernel_usage
+from jupyterlab_gpu_monitor.kernel.listing import RunningKernel
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse
 
 from .replay import SMI_FIXTURES
 

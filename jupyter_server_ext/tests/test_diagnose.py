@@ -21,7 +21,7 @@ from jupyterlab_gpu_monitor.diagnose import Facts, diagnose, torch_cuda_label
 from jupyterlab_gpu_monitor.gpu.errors import error_from_output
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernel_env import KernelProcessFacts
+from jupyterlab_gpu_monitor.kernel.env import KernelProcessFacts
 
 from .conda_layouts import Dist, add_dist_info, make_conda_env
 from .replay import SMI_FIXTURES

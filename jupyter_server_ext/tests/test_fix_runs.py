@@ -16,7 +16,7 @@ from jupyterlab_gpu_monitor.conda.prefix import manager_of, project_of
 from jupyterlab_gpu_monitor.conda.records import packages
 from jupyterlab_gpu_monitor.cuda_compat import PYTORCH_INDEX
 from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
-from jupyterlab_gpu_monitor.kernel_env import KernelProcessFacts, environment_root
+from jupyterlab_gpu_monitor.kernel.env import KernelProcessFacts, environment_root
 
 from .conda_layouts import env_2025
 from .local_index import build_wheel, isolated_environment, served

@@ -30,12 +30,13 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.cells import KernelHistory
 from jupyterlab_gpu_monitor.conda import records
 from jupyterlab_gpu_monitor.gpu.model import MAX_PROCESSES_PER_GPU, Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernels import KernelGpuUsage
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
+from jupyterlab_gpu_monitor.kernel.cells import KernelHistory
+from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse
+from jupyterlab_gpu_monitor.routes import KERNELS_SETTING
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 
 from .conda_layouts import BASE_2021, env_2025, make_conda_env
@@ -248,7 +249,7 @@ def an_hour_of_eight_gpus(jp_serverapp) -> float:
     memory = KernelHistory(HOUR, INTERVAL)
     for t in times:
         memory.append(t, usage, cpu)
-    settings["gpu_monitor_kernel_history"] = memory
+    settings[KERNELS_SETTING].history = memory
     return start
 
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 import tornado
 from jupyter_client.kernelspec import KernelSpec
-from jupyterlab_gpu_monitor.inspector import kernelspec_launch
+from jupyterlab_gpu_monitor.kernel.inspector import kernelspec_launch
 
 from .test_kernels import XML, kernel_holding_the_capture, kernel_pid, start_session
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import psutil
 import pytest
 from jupyterlab_gpu_monitor.gpu.model import Gpu, GpuProcess, Snapshot
-from jupyterlab_gpu_monitor.kernels import (
+from jupyterlab_gpu_monitor.kernel.listing import RunningKernel
+from jupyterlab_gpu_monitor.kernel.processes import (
     JoinedRows,
     ProcessTree,
-    RunningKernel,
     in_initial_pid_namespace,
     join,
 )
@@ -226,7 +226,7 @@ def test_in_a_container_pid_namespace_host_pids_are_not_taken_for_local_ones():
     # our host pid does not exist inside. Neither may be matched.
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1]);"
-        "from jupyterlab_gpu_monitor.kernels import ProcessTree, in_initial_pid_namespace;"
+        "from jupyterlab_gpu_monitor.kernel.processes import ProcessTree, in_initial_pid_namespace;"
         "tree = ProcessTree(); pids = [int(p) for p in sys.argv[2:]];"
         "print(json.dumps([in_initial_pid_namespace()] + [tree.local_pid(p) for p in pids]))"
     )

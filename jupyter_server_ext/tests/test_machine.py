@@ -10,10 +10,11 @@ from pathlib import Path
 
 import psutil
 import pytest
-from jupyterlab_gpu_monitor.machine import kernel_usage, process_reads
+from jupyterlab_gpu_monitor.kernel import usage as kernel_usage
+from jupyterlab_gpu_monitor.kernel.usage import KernelUsageReader
+from jupyterlab_gpu_monitor.machine import process_reads
 from jupyterlab_gpu_monitor.machine.cgroup import LIMITS_SECONDS, Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUsageReader
 from jupyterlab_gpu_monitor.machine.model import MIB, rate_window
 from jupyterlab_gpu_monitor.machine.proc_files import DISKS_SECONDS, DiskCounters, read_meminfo
 

@@ -11,9 +11,9 @@ import psutil
 import pytest
 import tornado
 from jupyterlab_gpu_monitor.config import GpuMonitor
-from jupyterlab_gpu_monitor.machine.kernel_usage import KernelUse
+from jupyterlab_gpu_monitor.kernel.usage import KernelUse
 from jupyterlab_gpu_monitor.metrics import in_networks
-from jupyterlab_gpu_monitor.routes import KERNEL_MACHINE_SETTING, KERNEL_USAGE_SETTING
+from jupyterlab_gpu_monitor.routes import KERNELS_SETTING
 from prometheus_client.parser import text_string_to_metric_families
 from traitlets import TraitError
 
@@ -104,11 +104,11 @@ def machine_uses(*rows: tuple[str, str | None, float | None, float]) -> list[Sim
 
 async def test_exposition_passes_promtool_check_metrics(fake_smi, jp_fetch, jp_web_app):
     promtool = require(PROMTOOL)
-    jp_web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernels(
+    jp_web_app.settings[KERNELS_SETTING].gpu_memory = lambda: kernels(
         ("5f0c3a52-0c4e-4b1e-9d2a-7c1e2f3a4b5c", "train.ipynb", 15690),
         ("a1b2c3d4-1111-2222-3333-444455556666", None, 2566),
     )
-    jp_web_app.settings[KERNEL_MACHINE_SETTING] = lambda: machine_uses(
+    jp_web_app.settings[KERNELS_SETTING].machine_uses = lambda: machine_uses(
         ("5f0c3a52-0c4e-4b1e-9d2a-7c1e2f3a4b5c", "train.ipynb", 387.5, 9830),
         ("a1b2c3d4-1111-2222-3333-444455556666", None, None, 51),
     )
@@ -126,7 +126,7 @@ async def test_exposition_passes_promtool_check_metrics(fake_smi, jp_fetch, jp_w
 async def test_the_machine_and_each_kernel_are_scraped_in_base_units(
     fake_smi, jp_fetch, jp_web_app, jp_root_dir
 ):
-    jp_web_app.settings[KERNEL_MACHINE_SETTING] = lambda: machine_uses(
+    jp_web_app.settings[KERNELS_SETTING].machine_uses = lambda: machine_uses(
         ("k-1", "train.ipynb", 387.5, 9830), ("k-2", None, None, 51)
     )
     await scrape(jp_fetch)
@@ -157,7 +157,7 @@ async def test_the_machine_and_each_kernel_are_scraped_in_base_units(
 async def test_per_kernel_memory_is_one_series_per_kernel_and_gpu(fake_smi, jp_fetch, jp_web_app):
     # Two rows for one kernel and GPU (say, the kernel and its DataLoader worker) are summed:
     # two samples with one label set would be a broken exposition.
-    jp_web_app.settings[KERNEL_USAGE_SETTING] = lambda: kernels(
+    jp_web_app.settings[KERNELS_SETTING].gpu_memory = lambda: kernels(
         ("k-1", "analysis/train.ipynb", 1542),
         ("k-1", "analysis/train.ipynb", 1024),
         ("k-2", None, 15690),
@@ -179,7 +179,7 @@ async def test_kernel_join_failure_leaves_the_gpu_series(fake_smi, jp_fetch, jp_
     def broken():
         raise RuntimeError("the kernel manager went away")
 
-    jp_web_app.settings[KERNEL_USAGE_SETTING] = broken
+    jp_web_app.settings[KERNELS_SETTING].gpu_memory = broken
     body = (await scrape(jp_fetch)).body
     assert b"jupyter_gpu_memory_used_bytes{" in body
     assert b"jupyter_gpu_kernel_memory_used_bytes" not in body

@@ -14,7 +14,7 @@ from jupyter_client import AsyncKernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyterlab_gpu_monitor.diagnose import Facts, diagnose
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.probe import probe_expression, script
+from jupyterlab_gpu_monitor.kernel.probe import probe_expression, script
 
 from .replay import REPO, SMI_FIXTURES
 

@@ -13,8 +13,8 @@ from pathlib import Path
 ON_FIRST_USE = (
     "jupyterlab_gpu_monitor.conda",
     "jupyterlab_gpu_monitor.diagnose",
-    "jupyterlab_gpu_monitor.inspector",
-    "jupyterlab_gpu_monitor.probe",
+    "jupyterlab_gpu_monitor.kernel.inspector",
+    "jupyterlab_gpu_monitor.kernel.probe",
     "jupyterlab_gpu_monitor.gpu.prometheus",
     "jupyterlab_gpu_monitor.metrics",
     "jupyterlab_server.translation_utils",

@@ -75,7 +75,7 @@ export interface ITorchFacts {
 }
 
 /**
- * The kernel probe's answer (probe.py, run inside the kernel): the kernel's own view of its environment.
+ * The kernel probe's answer (kernel/probe.py, run inside the kernel): the kernel's own view of its environment.
  */
 export interface IKernelProbe {
   /**

@@ -18,7 +18,7 @@ from .terms import COMMAND, in_command_terms
 
 
 def _doctor_summary(python: str, probe: dict, snapshot: Snapshot) -> list[str]:
-    from ..kernel_env import environment_root
+    from ..kernel.env import environment_root
 
     prefix, kind = environment_root(python)
     torch = probe.get("torch") or {}
@@ -152,7 +152,7 @@ class DoctorApp(ReadingCommand):
         from ..conda.prefix import manager_of, project_of
         from ..conda.records import packages
         from ..diagnose import Facts, diagnose
-        from ..probe import probe_interpreter
+        from ..kernel.probe import probe_interpreter
 
         python = self.interpreter()
         snapshot = self.read_snapshot()

@@ -15,9 +15,9 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from . import blocking
-from .kernel_ready import answers, shell_client
-from .translation import gettext
+from .. import blocking
+from ..translation import gettext
+from .ready import answers, shell_client
 
 # How long an idle kernel may take to answer. It answers an empty execute in milliseconds;
 # gc.collect() over a notebook's heap of tens of millions of objects takes seconds, and

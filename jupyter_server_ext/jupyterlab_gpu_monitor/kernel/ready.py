@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from jupyter_client.session import new_id
 
-from .kernels import RunningKernel
+from .listing import RunningKernel
 
 log = logging.getLogger(__name__)
 

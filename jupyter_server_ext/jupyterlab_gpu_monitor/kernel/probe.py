@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from .subprocesses import CommandTimeout, OutputTooLarge, run_command
-from .translation import gettext
+from ..subprocesses import CommandTimeout, OutputTooLarge, run_command
+from ..translation import gettext
 
 # Distributions whose versions the probe reports (from importlib.metadata, never by import).
 DEFAULT_PACKAGES = (

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import psutil
 
-from .model import MIB
-from .process_reads import LifelongFacts, ProcessReads, ProcessStat, in_turns
+from ..machine.model import MIB
+from ..machine.process_reads import LifelongFacts, ProcessReads, ProcessStat, in_turns
 
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
 # make each read walk it all.

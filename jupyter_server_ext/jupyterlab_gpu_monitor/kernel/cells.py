@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .gpu.history import History
-from .kernels import KernelGpuUsage
-from .machine.kernel_usage import KernelUse
+from ..gpu.history import History
+from .join import KernelGpuUsage
+from .usage import KernelUse
 
 # The value of a CPU figure at a read that did not measure it (the kernel's first read, or a
 # read it was not seen at).

@@ -13,16 +13,16 @@ import time
 from collections.abc import Hashable
 from typing import Any, Callable, NamedTuple, TypeVar
 
-from . import blocking
+from .. import blocking
+from ..conda.discovery import FILES_SECONDS
+from ..conda.kernelspecs import launch_of, launched_interpreter
+from ..conda.prefix import manager_of, project_of
+from ..conda.records import packages
+from ..diagnose import Facts, diagnose, torch_cuda_label
+from ..gpu.sampler import Sampler
 from .cells import KernelHistory
-from .conda.discovery import FILES_SECONDS
-from .conda.kernelspecs import launch_of, launched_interpreter
-from .conda.prefix import manager_of, project_of
-from .conda.records import packages
-from .diagnose import Facts, diagnose, torch_cuda_label
-from .gpu.sampler import Sampler
-from .kernel_env import kernel_process_facts
-from .kernels import KernelJoin
+from .env import kernel_process_facts
+from .join import KernelJoin
 
 T = TypeVar("T")
 

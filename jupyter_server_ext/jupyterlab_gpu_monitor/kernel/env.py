@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psutil
 
-from .conda.kernelspecs import prefix_of_executable
+from ..conda.kernelspecs import prefix_of_executable
 
 # The variables that decide which environment and which GPUs a kernel gets.
 ENVIRONMENT_VARIABLES = (

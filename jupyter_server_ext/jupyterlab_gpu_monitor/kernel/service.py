@@ -1,0 +1,24 @@
+"""The kernel side of the server as the routes and ``/metrics`` reach it: one object, kept in
+the web app's settings, with typed parts."""
+
+from __future__ import annotations
+
+from .cells import KernelHistory
+from .join import KernelGpuUsage, KernelJoin, KernelMachine
+
+
+class KernelService:
+    """This server's kernels joined to the GPUs at every read (``join``) and each kernel's
+    figures kept for its cells (``history``)."""
+
+    def __init__(self, join: KernelJoin, history: KernelHistory):
+        self.join = join
+        self.history = history
+
+    def gpu_memory(self) -> list[KernelGpuUsage]:
+        """What each kernel holds on each GPU at the latest read."""
+        return self.join.usage
+
+    def machine_uses(self) -> list[KernelMachine]:
+        """Each kernel's CPU and memory at the latest read, with its notebook."""
+        return self.join.machine_uses()
