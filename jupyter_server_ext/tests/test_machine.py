@@ -144,10 +144,25 @@ def test_a_missing_root_dir_says_why_its_room_is_unknown(tmp_path):
 
 # --- each kernel's tree -------------------------------------------------------------------
 
-# A stand-in kernel: a child that keeps a core busy, one that sleeps, and 200 MiB of its own.
-TREE = """
+# The CPU time the busy child spends when told to (``burn``): a fixed amount, whatever else the
+# machine runs, so that what a read measures does not depend on how loaded the machine is.
+BURN_SECONDS = 0.5
+BURN = f"""
+import os, sys, time
+folder = sys.argv[1]
+while not os.path.exists(os.path.join(folder, "burn")):
+    time.sleep(0.05)
+start = time.process_time()
+while time.process_time() - start < {BURN_SECONDS}:
+    pass
+open(os.path.join(folder, "burnt"), "w").close()
+time.sleep(60)
+"""
+# A stand-in kernel: a child that burns the CPU when told to, one that sleeps, and 200 MiB of
+# its own.
+TREE = f"""
 import subprocess, sys, time
-busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+busy = subprocess.Popen([sys.executable, "-c", {BURN!r}, sys.argv[1]])
 idle = subprocess.Popen(["sleep", "60"])
 held = bytearray(200 * 1024 * 1024)
 print(busy.pid, idle.pid, flush=True)
@@ -156,8 +171,31 @@ time.sleep(60)
 
 
 @pytest.fixture
-def kernel_tree():
-    parent = subprocess.Popen([sys.executable, "-c", TREE], stdout=subprocess.PIPE, text=True)
+def burn(tmp_path):
+    """Have the tree's busy child spend ``BURN_SECONDS`` of CPU; returns once it has."""
+
+    def burn_now() -> None:
+        (tmp_path / "burn").touch()
+        for _ in range(1200):
+            if (tmp_path / "burnt").exists():
+                return
+            time.sleep(0.05)
+        raise AssertionError("the busy child did not spend its CPU")
+
+    return burn_now
+
+
+def spent_at_least(cpu_percent: float, seconds: float) -> bool:
+    """Whether a CPU reading over at most ``seconds`` counts the burn (a tick short at most),
+    and no more than the one core the burner had."""
+    return 100 * (BURN_SECONDS - 0.02) / seconds <= cpu_percent <= 110
+
+
+@pytest.fixture
+def kernel_tree(tmp_path):
+    parent = subprocess.Popen(
+        [sys.executable, "-c", TREE, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
     children = [int(pid) for pid in parent.stdout.readline().split()]
     yield parent.pid, children
     for pid in [*children, parent.pid]:
@@ -181,36 +219,40 @@ def killed(pid: int) -> None:
 
 
 @pytest.mark.parametrize("proc", [Path("/proc"), Path("/nonexistent")], ids=["proc", "psutil"])
-def test_a_kernels_cpu_and_memory_count_the_processes_it_started(kernel_tree, proc):
+def test_a_kernels_cpu_and_memory_count_the_processes_it_started(kernel_tree, burn, proc):
     pid, children = kernel_tree
     reader = KernelUsageReader(proc=proc)
+    started = time.monotonic()
     first = reader.read({"train": pid})["train"]
     assert first.cpu_percent is None and first.processes == 3
-    time.sleep(1.0)
+    burn()
     use = reader.read({"train": pid})["train"]
-    # The busy child keeps about one core busy; the 200 MiB are the kernel's own.
-    assert 60 < use.cpu_percent < 150
+    # The CPU its child spent between the two reads; the 200 MiB are the kernel's own.
+    assert spent_at_least(use.cpu_percent, time.monotonic() - started)
     assert use.memory_rss_mib > 200
-    # Without the child that burns the CPU (killed, a zombie until the kernel reaps it): the
-    # kernel is idle again.
-    psutil.Process(children[0]).kill()
+    # Without that child (killed, a zombie until the kernel reaps it): the kernel is idle.
+    killed(children[0])
     time.sleep(0.5)
     calm = reader.read({"train": pid})["train"]
-    assert calm.processes == 2 and calm.cpu_percent < 30
+    assert calm.processes == 2 and calm.cpu_percent < 5
 
 
 @pytest.mark.parametrize("proc", [Path("/proc"), Path("/nonexistent")], ids=["proc", "psutil"])
-def test_a_gpu_process_of_ours_gets_its_own_cpu_memory_and_command(kernel_tree, proc):
+def test_a_gpu_process_of_ours_gets_its_own_cpu_memory_and_command(
+    kernel_tree, burn, proc, tmp_path
+):
     pid, (busy, idle) = kernel_tree
     reader = KernelUsageReader(proc=proc)
+    started = time.monotonic()
     first = reader.read_processes({pid, busy, idle})
     assert first[busy].cpu_percent is None  # nothing to compare with yet
-    time.sleep(1.0)
+    burn()
     uses = reader.read_processes({pid, busy, idle, 999_999_999})
     assert 999_999_999 not in uses  # no such process
-    # A core busy (less when the machine is loaded), and a sleeping process at rest.
-    assert 20 < uses[busy].cpu_percent < 150 and uses[idle].cpu_percent < 5
-    assert uses[busy].command == f"{sys.executable} -c while True: pass"
+    # What the busy one spent between the reads, and a sleeping process at rest.
+    assert spent_at_least(uses[busy].cpu_percent, time.monotonic() - started)
+    assert uses[idle].cpu_percent < 5
+    assert uses[busy].command == f"{sys.executable} -c {BURN} {tmp_path}"
     assert uses[idle].command == "sleep 60"
     assert uses[pid].memory_rss_mib > 200  # its own bytes, not its children's
     assert uses[idle].memory_rss_mib < 20
