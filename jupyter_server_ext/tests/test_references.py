@@ -8,7 +8,6 @@ import importlib.util
 import re
 import subprocess
 import sys
-from types import SimpleNamespace
 
 from jupyterlab_gpu_monitor.routes import GpuMonitorHandler, setup_route_handlers
 
@@ -41,7 +40,7 @@ def served_routes() -> set[tuple[str, str]]:
             self.handlers.extend(handlers)
 
     web_app = WebApp()
-    setup_route_handlers(web_app, None, None, SimpleNamespace(machine_uses=None), None)
+    setup_route_handlers(web_app, None, None, None)
     routes = set()
     for pattern, handler, *_ in web_app.handlers:
         if _API not in pattern:
