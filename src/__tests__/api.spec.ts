@@ -37,6 +37,7 @@ const A10G_SNAPSHOT: IGpuSnapshot = {
       temperature_slowdown_c: 95,
       power_draw_w: 25.58,
       power_limit_w: 300,
+      energy_consumed_j: null,
       fan_speed_pct: 0,
       sm_clock_mhz: 210,
       memory_clock_mhz: 405,

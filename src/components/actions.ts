@@ -1,3 +1,8 @@
+import { CommandRegistry } from '@lumino/commands';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
+
+import { CommandIDs } from '../tokens';
+
 /**
  * What the panel's links and buttons do. The panel plugin runs them as
  * commands, so that every one of them also exists outside the panel.
@@ -38,4 +43,32 @@ export interface IPanelActions {
    * Open the GPU dashboard in the main area, at one of its charts if given.
    */
   openDashboard(chart?: string): void;
+}
+
+/**
+ * The panel's actions as the commands of the other plugins, each run only
+ * where its plugin added it (a JupyterLab without the document manager opens
+ * no notebook, and says nothing).
+ */
+export function commandActions(commands: CommandRegistry): IPanelActions {
+  const run = (command: string, args: ReadonlyPartialJSONObject): void => {
+    if (commands.hasCommand(command)) {
+      void commands.execute(command, args);
+    }
+  };
+  return {
+    openPath: path => run('docmanager:open', { path }),
+    interruptKernel: (kernelId, label) =>
+      run(CommandIDs.interruptKernel, { kernelId, label }),
+    shutDownKernel: (kernelId, label) =>
+      run(CommandIDs.shutDownKernel, { kernelId, label }),
+    releaseCachedMemory: (kernelId, label) =>
+      run(CommandIDs.releaseCachedMemory, { kernelId, label }),
+    useGpus: gpus => run(CommandIDs.useGpu, { gpus: [...gpus] }),
+    canUseGpus: () =>
+      commands.hasCommand(CommandIDs.useGpu) &&
+      commands.isEnabled(CommandIDs.useGpu),
+    openDashboard: chart =>
+      run(CommandIDs.openDashboard, chart ? { chart } : {})
+  };
 }

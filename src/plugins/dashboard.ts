@@ -3,11 +3,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import {
-  ICommandPalette,
-  IThemeManager,
-  WidgetTracker
-} from '@jupyterlab/apputils';
+import { ICommandPalette, IThemeManager } from '@jupyterlab/apputils';
 import { ILauncher } from '@jupyterlab/launcher';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
@@ -15,8 +11,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 // The dashboard's tab is restored with the layout; its content and uPlot
 // load when it is first shown.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { GpuDashboardPanel } from '../components/GpuDashboardPanel';
-import { gpuIcon } from '../icons';
+import { addDashboardCommand } from '../components/dashboardCommand';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 import {
   CommandIDs,
@@ -59,58 +54,21 @@ export const dashboardPlugin: JupyterFrontEndPlugin<void> = {
     cellRuns: ICellGpuRuns | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const tracker = new WidgetTracker<GpuDashboardPanel>({
-      namespace: 'jupyterlab-gpu-monitor-dashboard'
-    });
     // The dashboard opens on the panel's window.
     let windowSeconds: number = SETTINGS_DEFAULTS.panel.historyWindow;
     void followSettings(registry, PANEL_PLUGIN_ID, settings => {
       windowSeconds = settings.get('historyWindow').composite as number;
     });
+    const tracker = addDashboardCommand({
+      app,
+      model,
+      cellRuns,
+      translator,
+      windowSeconds: () => windowSeconds
+    });
     themeManager?.themeChanged.connect(() =>
       tracker.forEach(dashboard => dashboard.themeChanged())
     );
-
-    const create = (): GpuDashboardPanel => {
-      const dashboard = new GpuDashboardPanel({
-        model,
-        cellRuns,
-        windowSeconds,
-        translator
-      });
-      void tracker.add(dashboard);
-      app.shell.add(dashboard, 'main');
-      return dashboard;
-    };
-
-    app.commands.addCommand(CommandIDs.openDashboard, {
-      label: trans.__('GPU Dashboard'),
-      caption: trans.__(
-        'Open the GPU Dashboard: every chart at full size, in the main area'
-      ),
-      icon: args => (args.isPalette ? undefined : gpuIcon),
-      describedBy: {
-        args: {
-          type: 'object',
-          properties: {
-            chart: {
-              type: 'string',
-              description: trans.__(
-                'The chart to show: utilization, memory, temperature, power, pcie or nvlink'
-              )
-            }
-          }
-        }
-      },
-      execute: args => {
-        const open = tracker.currentWidget;
-        const dashboard = open && !open.isDisposed ? open : create();
-        app.shell.activateById(dashboard.id);
-        if (typeof args.chart === 'string') {
-          Private.scrollToChart(dashboard.node, args.chart);
-        }
-      }
-    });
     void restorer?.restore(tracker, {
       command: CommandIDs.openDashboard,
       name: () => 'gpu-dashboard'
@@ -127,27 +85,3 @@ export const dashboardPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
-
-/**
- * File-local helpers.
- */
-namespace Private {
-  /**
-   * Bring a chart of the dashboard into view, once it is drawn: a dashboard
-   * just opened renders its charts a moment later.
-   */
-  export function scrollToChart(node: HTMLElement, chart: string): void {
-    let tries = 30;
-    const find = () => {
-      const figure = node.querySelector(
-        `figure[data-chart="${CSS.escape(chart)}"]`
-      );
-      if (figure) {
-        figure.scrollIntoView({ block: 'start' });
-      } else if (--tries > 0) {
-        setTimeout(find, 100);
-      }
-    };
-    find();
-  }
-}

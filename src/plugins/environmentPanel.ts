@@ -9,6 +9,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 // The panel's tab is in the sidebar from the start.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { EnvironmentPanel } from '../components/EnvironmentPanel';
+import { addInspectorCommands } from '../env/inspectorCommands';
 import { environmentIcon } from '../icons';
 import {
   CommandIDs,
@@ -46,7 +47,6 @@ export const environmentPanelPlugin: JupyterFrontEndPlugin<void> = {
     app.shell.add(panel, 'left', { rank: 710 });
     restorer?.add(panel, 'jupyterlab-gpu-monitor-environment');
 
-    const hasKernel = () => !!inspector.target?.sessionContext.session?.kernel;
     app.commands.addCommand(CommandIDs.openEnvironmentPanel, {
       label: trans.__('Kernel Environment'),
       caption: trans.__(
@@ -58,39 +58,7 @@ export const environmentPanelPlugin: JupyterFrontEndPlugin<void> = {
         app.shell.activateById(panel.id);
       }
     });
-    app.commands.addCommand(CommandIDs.refreshEnvironment, {
-      label: args =>
-        args.isPalette
-          ? trans.__('Refresh Kernel Environment')
-          : trans.__('Refresh'),
-      caption: trans.__(
-        'Ask the server and the kernel about its environment again'
-      ),
-      describedBy: { args: { type: 'object', properties: {} } },
-      isEnabled: hasKernel,
-      execute: async () => {
-        await Promise.all([
-          inspector.environments.load(true),
-          inspector.refresh()
-        ]);
-      }
-    });
-    app.commands.addCommand(CommandIDs.deepCheck, {
-      label: args =>
-        args.isPalette
-          ? trans.__('Deep Check of the Kernel Environment')
-          : trans.__('Deep Check'),
-      caption: trans.__(
-        'Import torch in this kernel to ask it whether CUDA is usable, which GPUs it sees and its cuDNN: torch stays imported, and on a machine with GPUs asking initialises CUDA in the kernel'
-      ),
-      describedBy: { args: { type: 'object', properties: {} } },
-      isEnabled: () => hasKernel() && inspector.phase !== 'no-probe',
-      execute: () => inspector.refresh({ deep: true })
-    });
-    inspector.changed.connect(() => {
-      app.commands.notifyCommandChanged(CommandIDs.refreshEnvironment);
-      app.commands.notifyCommandChanged(CommandIDs.deepCheck);
-    });
+    addInspectorCommands(app.commands, inspector, trans);
 
     const category = trans.__('GPU Monitor');
     for (const command of [

@@ -6,7 +6,6 @@ import {
 import { ICommandPalette, IThemeManager } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
-import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 // The panel's tab is in the sidebar from the start; its content and uPlot
 // load when it is first shown.
@@ -15,7 +14,7 @@ import {
   ChartVisibility,
   GpuMonitorPanel
 } from '../components/GpuMonitorPanel';
-import { IPanelActions } from '../components/actions';
+import { commandActions } from '../components/actions';
 import { gpuIcon } from '../icons';
 import {
   CommandIDs,
@@ -57,29 +56,9 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     cellRuns: ICellGpuRuns | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
-    const run = (command: string, args: ReadonlyPartialJSONObject): void => {
-      if (app.commands.hasCommand(command)) {
-        void app.commands.execute(command, args);
-      }
-    };
-    const actions: IPanelActions = {
-      openPath: path => run('docmanager:open', { path }),
-      interruptKernel: (kernelId, label) =>
-        run(CommandIDs.interruptKernel, { kernelId, label }),
-      shutDownKernel: (kernelId, label) =>
-        run(CommandIDs.shutDownKernel, { kernelId, label }),
-      releaseCachedMemory: (kernelId, label) =>
-        run(CommandIDs.releaseCachedMemory, { kernelId, label }),
-      useGpus: gpus => run(CommandIDs.useGpu, { gpus: [...gpus] }),
-      canUseGpus: () =>
-        app.commands.hasCommand(CommandIDs.useGpu) &&
-        app.commands.isEnabled(CommandIDs.useGpu),
-      openDashboard: chart =>
-        run(CommandIDs.openDashboard, chart ? { chart } : {})
-    };
     const panel = new GpuMonitorPanel({
       model,
-      actions,
+      actions: commandActions(app.commands),
       cellRuns,
       translator
     });
