@@ -31,7 +31,7 @@ from .translation import N_, gettext, join_list, ngettext
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 # Driver states in which CUDA cannot work at all.
 DRIVER_FAILURES = {"driver_not_loaded", "version_mismatch", "no_devices", "gpu_lost", "unknown"}
-LOW_UTILIZATION_PCT = 30.0
+LOW_UTILIZATION_PERCENT = constant("LowUtilizationPercent")
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
 KERNEL_CPU_BUSY_PERCENT = constant("KernelCpuBusyPercent")
 KERNEL_CPU_IDLE_PERCENT = constant("KernelCpuIdlePercent")
@@ -511,7 +511,7 @@ def idle_while_holding_memory(facts: Facts) -> Iterable[Finding]:
     cpu = facts.recent_cpu_percent
     for index, held in sorted(facts.held_memory_mib.items()):
         utilization = facts.recent_utilization.get(index)
-        if held < HELD_MEMORY_MIB or utilization is None or utilization >= LOW_UTILIZATION_PCT:
+        if held < HELD_MEMORY_MIB or utilization is None or utilization >= LOW_UTILIZATION_PERCENT:
             continue
         figures = {
             "utilization": f"{utilization:.0f}",

@@ -10,6 +10,11 @@
 export const HELD_MEMORY_MIB = 1000;
 
 /**
+ * A GPU's utilization, in percent, under which it counts as barely used: the inspector's finding on a GPU held by an idle kernel, and where the alerts' and the cell hints' settings start (each user may move theirs).
+ */
+export const LOW_UTILIZATION_PERCENT = 30;
+
+/**
  * A kernel's mean CPU, in percent of one core, from which it was busy while its GPU waited: preparing data on the CPU (a DataLoader without workers keeps one core at about 100 %).
  */
 export const KERNEL_CPU_BUSY_PERCENT = 50;

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
+from ..machine.model import rate_seconds
 from .model import KIB, Gpu
 
 # NvmlSource._field: one guarded NVML call, None when the device does not support it.
@@ -103,12 +104,12 @@ class LinkThroughput:
             return None
         previous = self._counts.get((key, attribute))
         self._counts[(key, attribute)] = count
-        if previous is None or count.timestamp_us <= previous.timestamp_us:
-            return None
-        if count.value < previous.value:
-            return None  # the counter was reset (a driver reload)
-        seconds = (count.timestamp_us - previous.timestamp_us) / 1e6
-        if seconds > self._max_rate_seconds:
+        if previous is None or count.value < previous.value:
+            return None  # the first count, or the counter was reset (a driver reload)
+        seconds = rate_seconds(
+            previous.timestamp_us / 1e6, count.timestamp_us / 1e6, self._max_rate_seconds
+        )
+        if seconds is None:
             return None
         return (count.value - previous.value) * unit / seconds
 

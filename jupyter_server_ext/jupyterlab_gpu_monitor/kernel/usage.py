@@ -31,7 +31,7 @@ from pathlib import Path
 
 import psutil
 
-from ..machine.model import MIB
+from ..machine.model import MIB, rate_seconds
 from ..machine.process_reads import LifelongFacts, ProcessReads, ProcessStat, in_turns
 
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
@@ -117,7 +117,7 @@ class KernelUsageReader:
         reads = reads or self.moment()
         now = time.monotonic()
         # After a pause of the reads, nothing walked before it stands.
-        paused = self._elapsed(self._previous_at, now) is None
+        paused = rate_seconds(self._previous_at, now, self._max_rate_seconds) is None
         walks = {}
         waiting: dict[str, float] = {}
         for kernel_id, pid in kernel_pids.items():
@@ -165,7 +165,7 @@ class KernelUsageReader:
         this moment, in turns within its budget (see READ_BUDGET), the others as last read."""
         reads = reads or self.moment()
         now = time.monotonic()
-        paused = self._elapsed(self._previous_processes_at, now) is None
+        paused = rate_seconds(self._previous_processes_at, now, self._max_rate_seconds) is None
         self._previous_processes_at = now
         known = {} if paused else self._processes
         waiting = {pid: known[pid].at for pid in pids if pid in known and not reads.read_now(pid)}
@@ -190,11 +190,6 @@ class KernelUsageReader:
             measured[pid] = _Measured(stat, now, use)
         self._processes = measured
         return {pid: entry.use for pid, entry in measured.items()}
-
-    def _elapsed(self, previous_at: float | None, now: float) -> float | None:
-        if previous_at is None or now - previous_at > self._max_rate_seconds:
-            return None
-        return now - previous_at
 
     def _tree(self, pid: int, reads: ProcessReads) -> dict[int, ProcessStat]:
         """Each live process of the tree under ``pid`` (itself included). Empty when ``pid``

@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 
 from .cgroup import Cgroup, CgroupReading
-from .model import MIB, MachineReading
+from .model import MIB, MachineReading, rate_seconds
 from .proc_files import DiskCounters, Memory, read_meminfo
 
 
@@ -64,9 +64,10 @@ class MachineReader:
             network=_counter_pair(psutil.net_io_counters, "bytes_recv", "bytes_sent"),
         )
         previous, self._previous = self._previous, counters
-        if previous is not None and now - previous.at > self._max_rate_seconds:
+        since = previous.at if previous is not None else None
+        elapsed = rate_seconds(since, now, self._max_rate_seconds)
+        if elapsed is None:
             previous = None
-        elapsed = now - previous.at if previous is not None else None
         # Each core's use since the call before; the first call has nothing to measure.
         per_core = psutil.cpu_percent(percpu=True)
         if previous is None:

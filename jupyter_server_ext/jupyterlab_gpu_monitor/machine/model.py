@@ -15,6 +15,16 @@ def rate_window(interval_seconds: float) -> float:
     return max(3 * interval_seconds, 5.0)
 
 
+def rate_seconds(since: float | None, now: float, window: float) -> float | None:
+    """The time a rate from ``since`` to ``now`` is taken over; None where there is none: no
+    ``since``, ``now`` not after it, or a time longer than ``window`` (see ``rate_window``).
+    The one rule of every rate the server reports: the machine's, each kernel's and
+    process's CPU, the GPUs' link throughput."""
+    if since is None or now <= since or now - since > window:
+        return None
+    return now - since
+
+
 @dataclass
 class MachineReading:
     """The machine at one read, in the units of the REST contract; None where unknown."""
