@@ -1,6 +1,6 @@
 import type uPlot from 'uplot';
 
-import { IChartTheme } from './charts';
+import type { IChartTheme } from './charts';
 
 /**
  * The spans of time a chart has no readings for, in seconds since the epoch:

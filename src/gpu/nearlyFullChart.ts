@@ -1,6 +1,6 @@
 import type uPlot from 'uplot';
 
-import { IChartTheme } from './charts';
+import type { IChartTheme } from './charts';
 import { NEARLY_FULL_PERCENT } from './fullness';
 
 /**
