@@ -72,6 +72,42 @@ describe('GpuAlerts', () => {
     expect(memoryAlerts(2030, 96)).toEqual([]);
   });
 
+  it("judges the growth by this server's kernels' own memory where they hold some, not by another user's", () => {
+    const alerts = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      onlyMyGpus: false
+    });
+    const [llama] = a5000At(0).gpus[0].processes;
+    const kernelMiB = 10240;
+    // GPU 0 with the kernel's memory and another user's process beside it.
+    const memoryAlerts = (timestamp: number, ours: number, total: number) =>
+      alerts
+        .update(
+          a5000At(timestamp, {
+            0: {
+              memory_used_mib: total,
+              processes: [
+                { ...llama, pid: 1, kernel_id: 'k-1', used_memory_mib: ours },
+                {
+                  ...llama,
+                  pid: 2,
+                  kernel_id: null,
+                  used_memory_mib: total - ours
+                }
+              ]
+            }
+          })
+        )
+        .filter(alert => alert.kind === 'memory')
+        .map(alert => alert.gpuIndex);
+
+    // 92 % to 97 %: the other process grows, the kernel's 10 GiB stay.
+    expect(memoryAlerts(1000, kernelMiB, mibAt(92))).toEqual([]);
+    expect(memoryAlerts(1020, kernelMiB, mibAt(97))).toEqual([]);
+    // The kernel grows by 2.5 % of the card within the minute: that is news.
+    expect(memoryAlerts(1040, kernelMiB + mibAt(2.5), mibAt(97))).toEqual([0]);
+  });
+
   it('raises one memory alert for GPU 0 of the capture (91.3 % in use), not for GPU 1', () => {
     const alerts = new GpuAlerts(EVERY_GPU);
 

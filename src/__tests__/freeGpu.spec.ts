@@ -50,6 +50,29 @@ describe('the least used GPU', () => {
     expect(leastUsed(loads, DEFAULT_ROOM)?.index).toBe(1);
   });
 
+  it('among GPUs as busy, is the one with the most memory free: the larger card', () => {
+    // A mixed server: GPU 0 a 48 GiB card, GPU 1 the A5000, both idle and a
+    // quarter full.
+    const snapshot = a5000Snapshot();
+    const [large, small] = snapshot.gpus;
+    Object.assign(large, {
+      memory_total_mib: 49152,
+      memory_used_mib: 12288,
+      memory_free_mib: 36864,
+      utilization_gpu: 0
+    });
+    Object.assign(small, {
+      memory_used_mib: 6141,
+      memory_free_mib: 18423,
+      utilization_gpu: 0
+    });
+    const loads = gpuLoads(snapshot, new GpuHistoryBuffer());
+    expect(loads[0].memoryShare).toBe(loads[1].memoryShare);
+
+    expect(leastUsed(loads, DEFAULT_ROOM)?.index).toBe(0);
+    expect(leastUsed([...loads].reverse(), DEFAULT_ROOM)?.index).toBe(0);
+  });
+
   it('weighs the last minutes of utilisation, not only the memory now', () => {
     // GPU 1 was busy at 97 % over the last minutes; GPU 0 was idle.
     const snapshot = a5000Snapshot();
