@@ -6,7 +6,7 @@ import type uPlot from 'uplot';
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { GpuDashboard } from '../components/GpuDashboard';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { formatClockTime } from '../gpu/units';
+import { formatClockTime } from '../format/units';
 import { IGpuMonitorModel } from '../tokens';
 import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
 import { fakeCharts } from './fakeUPlot';

@@ -7,7 +7,7 @@ import { NotebookGpuRuns } from '../cells/notebookRuns';
 
 import { FreeGpuHint } from '../components/FreeGpuHint';
 import { GpuMonitor } from '../components/GpuMonitor';
-import { CHART_KINDS } from '../gpu/chartKinds';
+import { CHART_KINDS } from '../charts/chartKinds';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { IGpuMonitorModel, IRequestFailure } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';

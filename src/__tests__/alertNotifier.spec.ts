@@ -4,8 +4,8 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { ServerConnection } from '@jupyterlab/services';
 import { CommandRegistry } from '@lumino/commands';
 
-import { DEFAULT_ALERT_THRESHOLDS } from '../gpu/alerts';
-import { AlertNotifier, FIRING_STATE } from '../gpu/alertNotifier';
+import { DEFAULT_ALERT_THRESHOLDS } from '../alerts/alerts';
+import { AlertNotifier, FIRING_STATE } from '../alerts/alertNotifier';
 import { GpuModel } from '../gpu/model';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { a5000Snapshot, driverNotLoadedSnapshot } from './payloads';

@@ -3,13 +3,13 @@
  */
 import { nullTranslator } from '@jupyterlab/translation';
 
-import { alertMessage, alertNotices } from '../gpu/alertMessages';
+import { alertMessage, alertNotices } from '../alerts/alertMessages';
 import {
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
   IGpuAlert,
   SourceHealth
-} from '../gpu/alerts';
+} from '../alerts/alerts';
 import { MAX_MESSAGE_LENGTH } from '../notification';
 import {
   a100MigSnapshot,

@@ -4,7 +4,7 @@
 import { nullTranslator } from '@jupyterlab/translation';
 
 import { releaseCachedMemory } from '../api';
-import { releaseFailureNotice, releaseNotice } from '../gpu/cacheRelease';
+import { releaseFailureNotice, releaseNotice } from '../kernels/cacheRelease';
 import { MAX_MESSAGE_LENGTH } from '../notification';
 import { ICacheReleaseAnswer } from '../restapi/kernels';
 import { fakeServer, jsonResponse, requestedUrl } from './server';

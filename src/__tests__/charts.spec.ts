@@ -4,7 +4,11 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import { CHART_KINDS, chartWindow, LINK_CHART_KINDS } from '../gpu/chartKinds';
+import {
+  CHART_KINDS,
+  chartWindow,
+  LINK_CHART_KINDS
+} from '../charts/chartKinds';
 import {
   bandAt,
   bandExtents,
@@ -20,9 +24,9 @@ import {
   roomBelowZero,
   seriesStyle,
   yRange
-} from '../gpu/charts';
+} from '../charts/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { machineChartOptions } from '../gpu/machineCharts';
+import { machineChartOptions } from '../charts/machineCharts';
 import {
   a100MigSnapshot,
   a5000History,

@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { CSV_HEADER, csvFileName, historyCsv } from '../gpu/csv';
+import { CSV_HEADER, csvFileName, historyCsv } from '../charts/csv';
 import {
   GpuHistoryBuffer,
   MACHINE_FIELDS,

@@ -10,9 +10,9 @@ import {
   isCudaVisibleDevicesCell,
   leastUsed,
   noRoomText
-} from '../gpu/freeGpu';
+} from '../freeGpu/freeGpu';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { formatAge, formatDuration } from '../gpu/units';
+import { formatAge, formatDuration } from '../format/units';
 import {
   a100MigSnapshot,
   a5000History,

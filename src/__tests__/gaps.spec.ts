@@ -1,8 +1,8 @@
 /**
  * @jest-environment node
  */
-import { chartData } from '../gpu/charts';
-import { readingGaps } from '../gpu/gapDrawing';
+import { chartData } from '../charts/charts';
+import { readingGaps } from '../charts/gapDrawing';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { a5000History, repeatedHistory } from './payloads';
 

@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { hintParts, rootCommands } from '../gpu/hints';
+import { hintParts, rootCommands } from '../format/hints';
 import { driverNotLoadedSnapshot } from './payloads';
 
 describe('hintParts', () => {

@@ -1,7 +1,7 @@
 /**
  * @jest-environment node
  */
-import { toggleGpu } from '../gpu/legend';
+import { toggleGpu } from '../charts/legend';
 
 const ALL = [0, 1, 2];
 

@@ -1,8 +1,8 @@
 import type uPlot from 'uplot';
 
-import { chartData } from '../gpu/charts';
+import { chartData } from '../charts/charts';
 import { GpuHistoryBuffer } from '../gpu/history';
-import { sharedRuns } from '../gpu/overlapDrawing';
+import { sharedRuns } from '../charts/overlapDrawing';
 import { a5000History, repeatedHistory } from './payloads';
 
 describe('sharedRuns', () => {

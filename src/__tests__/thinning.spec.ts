@@ -1,7 +1,7 @@
 import type uPlot from 'uplot';
 
-import { readingGaps } from '../gpu/gapDrawing';
-import { ColumnThinning } from '../gpu/thinning';
+import { readingGaps } from '../charts/gapDrawing';
+import { ColumnThinning } from '../charts/thinning';
 import { a5000History } from './payloads';
 
 const HOUR = 3600;

@@ -1,7 +1,7 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
-import { chartOptions, chartTheme } from '../gpu/charts';
+import { chartOptions, chartTheme } from '../charts/charts';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 

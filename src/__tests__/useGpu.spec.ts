@@ -4,10 +4,10 @@ import { nullTranslator } from '@jupyterlab/translation';
 import {
   cudaVisibleDevicesSource,
   isCudaVisibleDevicesCell
-} from '../gpu/freeGpu';
+} from '../freeGpu/freeGpu';
 import { GpuModel } from '../gpu/model';
-import { chooseGpus, putFirstCell } from '../gpu/useGpu';
-import { roomFor } from '../gpu/useGpuCommand';
+import { chooseGpus, putFirstCell } from '../freeGpu/useGpu';
+import { roomFor } from '../freeGpu/useGpuCommand';
 import { a5000Server } from './server';
 
 const trans = nullTranslator.load('jupyterlab_gpu_monitor');

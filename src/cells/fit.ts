@@ -1,9 +1,9 @@
 import { PathExt } from '@jupyterlab/coreutils';
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { freeMemory, selectable } from '../gpu/freeGpu';
+import { freeMemory, selectable } from '../freeGpu/freeGpu';
 import { kernelHoldings } from '../gpu/processes';
-import { formatList, formatMemory, formatSentences } from '../gpu/units';
+import { formatList, formatMemory, formatSentences } from '../format/units';
 import { MAX_MESSAGE_LENGTH } from '../notification';
 import { IKernelGpus, INotebookGpuNeed } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';

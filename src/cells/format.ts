@@ -1,12 +1,12 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { ITimeBand } from '../gpu/charts';
+import { ITimeBand } from '../charts/charts';
 import {
   formatDuration,
   formatList,
   formatMemory,
   formatPercent
-} from '../gpu/units';
+} from '../format/units';
 import { ICellRun } from '../tokens';
 import { ISpanFigures, ISpanGpuFigures } from '../restapi/kernels';
 import {

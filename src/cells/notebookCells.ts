@@ -199,7 +199,7 @@ export class NotebookCells {
     }
     const kernelId = panel.sessionContext.session?.kernel?.id ?? null;
     const { checkFit, fitWarning, gpusVisibleTo } = await import('./fit');
-    const { useGpusCaption, useGpusLabel } = await import('../gpu/freeGpu');
+    const { useGpusCaption, useGpusLabel } = await import('../freeGpu/freeGpu');
     const visible = gpusVisibleTo(runs.path, model.kernelGpus);
     const fit = checkFit(need, model.snapshot, visible, kernelId);
     if (fit === null || fit.fits) {

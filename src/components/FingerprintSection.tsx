@@ -4,7 +4,7 @@ import { CommandRegistry } from '@lumino/commands';
 import * as React from 'react';
 
 import { noKernelReason } from '../env/glance';
-import { formatList } from '../gpu/units';
+import { formatList } from '../format/units';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
 import { CommandButton } from './CommandButton';
 

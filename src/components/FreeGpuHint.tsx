@@ -8,8 +8,8 @@ import {
   leastUsed,
   noRoomText,
   useGpusCaption
-} from '../gpu/freeGpu';
-import { formatMemory, formatPercent } from '../gpu/units';
+} from '../freeGpu/freeGpu';
+import { formatMemory, formatPercent } from '../format/units';
 import { IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';

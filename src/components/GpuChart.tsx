@@ -8,7 +8,7 @@ import {
   chartWindow,
   ITimeSpan,
   readingsIn
-} from '../gpu/chartKinds';
+} from '../charts/chartKinds';
 import {
   bandsIn,
   chartData,
@@ -17,8 +17,8 @@ import {
   currentColumns,
   IChartTheme,
   ITimeBand
-} from '../gpu/charts';
-import { formatReading } from '../gpu/units';
+} from '../charts/charts';
+import { formatReading } from '../format/units';
 import { IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { LegendTime } from './LegendTime';

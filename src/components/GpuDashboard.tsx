@@ -7,13 +7,20 @@ import {
   ITimeSpan,
   LINK_CHART_KINDS,
   PanelChartKind
-} from '../gpu/chartKinds';
-import { currentColumns, recordedCharts, reportedCharts } from '../gpu/charts';
+} from '../charts/chartKinds';
+import {
+  currentColumns,
+  recordedCharts,
+  reportedCharts
+} from '../charts/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { frozenHistory } from '../gpu/history';
-import { toggleGpu } from '../gpu/legend';
-import { formatClockTime } from '../gpu/units';
-import { hasMachineReadings, MACHINE_CHART_KINDS } from '../gpu/machineCharts';
+import { toggleGpu } from '../charts/legend';
+import { formatClockTime } from '../format/units';
+import {
+  hasMachineReadings,
+  MACHINE_CHART_KINDS
+} from '../charts/machineCharts';
 import { IGpuMonitorModel, IGpuTimeSeries, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { GpuChart } from './GpuChart';

@@ -3,10 +3,10 @@ import { downloadIcon, launchIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { runBands } from '../cells/format';
-import { ChartKind } from '../gpu/chartKinds';
-import { reportedCharts } from '../gpu/charts';
+import { ChartKind } from '../charts/chartKinds';
+import { reportedCharts } from '../charts/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
-import { formatClockTime } from '../gpu/units';
+import { formatClockTime } from '../format/units';
 import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';

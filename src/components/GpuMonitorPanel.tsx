@@ -7,7 +7,7 @@ import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
 
-import { CHART_KINDS, ChartKind, chartWindow } from '../gpu/chartKinds';
+import { CHART_KINDS, ChartKind, chartWindow } from '../charts/chartKinds';
 import { downloadFile } from '../download';
 import { gpuIcon } from '../icons';
 import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
@@ -117,7 +117,7 @@ export class GpuMonitorPanel extends WatchingPanel {
       return;
     }
     // Loaded when asked for: not part of what /lab fetches when it opens.
-    const { csvFileName, historyCsv } = await import('../gpu/csv');
+    const { csvFileName, historyCsv } = await import('../charts/csv');
     downloadFile(
       historyCsv(history, shown.min),
       csvFileName(shown.max),

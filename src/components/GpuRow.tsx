@@ -13,7 +13,7 @@ import {
   formatRate,
   formatWatts,
   formatWattsOf
-} from '../gpu/units';
+} from '../format/units';
 import { IKernelGpus } from '../tokens';
 import { IGpu, IMigDevice } from '../restapi/gpus';
 import { MeterBar } from './MeterBar';

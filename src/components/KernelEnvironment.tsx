@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { glanceAt } from '../env/glance';
-import { formatList, formatSentences } from '../gpu/units';
+import { formatList, formatSentences } from '../format/units';
 import { IEnvironmentInspector } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 

@@ -1,8 +1,8 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { canReleaseCache } from '../gpu/cacheRelease';
-import { formatList, formatMemory, formatPercent } from '../gpu/units';
+import { canReleaseCache } from '../kernels/cacheRelease';
+import { formatList, formatMemory, formatPercent } from '../format/units';
 import { IKernelSummary } from '../restapi/kernels';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';

@@ -6,7 +6,7 @@ import {
 import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { formatMemory, formatMemoryOf, formatPercent } from '../gpu/units';
+import { formatMemory, formatMemoryOf, formatPercent } from '../format/units';
 import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 
 /**

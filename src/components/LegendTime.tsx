@@ -1,7 +1,7 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { formatClockTime } from '../gpu/units';
+import { formatClockTime } from '../format/units';
 
 /**
  * The properties of {@link LegendTime}.

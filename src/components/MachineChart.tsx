@@ -1,15 +1,15 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
-import { chartWindow, ITimeSpan, readingsIn } from '../gpu/chartKinds';
-import { IChartTheme } from '../gpu/charts';
+import { chartWindow, ITimeSpan, readingsIn } from '../charts/chartKinds';
+import { IChartTheme } from '../charts/charts';
 import {
   formatMachineReading,
   MachineChartKind,
   machineChartData,
   machineChartOptions,
   machineSeriesNames
-} from '../gpu/machineCharts';
+} from '../charts/machineCharts';
 import { IGpuTimeSeries } from '../tokens';
 import { LegendTime } from './LegendTime';
 import { TimeSeriesChart } from './TimeSeriesChart';

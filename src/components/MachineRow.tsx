@@ -7,7 +7,7 @@ import {
   formatMemoryOf,
   formatPercent,
   formatRate
-} from '../gpu/units';
+} from '../format/units';
 import { IMachineReading } from '../restapi/gpus';
 import { MeterBar } from './MeterBar';
 

@@ -3,7 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { copyIcon } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { hintParts, rootCommands } from '../gpu/hints';
+import { hintParts, rootCommands } from '../format/hints';
 import { IGpuSnapshot } from '../restapi/gpus';
 
 /**

@@ -3,7 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { checkFit, fitText, gpusVisibleTo, needText } from '../cells/fit';
-import { useGpusCaption, useGpusLabel } from '../gpu/freeGpu';
+import { useGpusCaption, useGpusLabel } from '../freeGpu/freeGpu';
 import { IKernelGpus, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';

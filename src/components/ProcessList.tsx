@@ -13,7 +13,7 @@ import {
   formatMemory,
   formatPercent,
   formatSentences
-} from '../gpu/units';
+} from '../format/units';
 import { IGpu, IGpuProcess } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';

@@ -1,6 +1,6 @@
 import * as React from 'react';
 
-import { seriesStyle } from '../gpu/charts';
+import { seriesStyle } from '../charts/charts';
 
 /**
  * The properties of {@link SeriesSwatch}.

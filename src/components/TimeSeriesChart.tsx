@@ -3,16 +3,16 @@ import uPlot from 'uplot';
 // uPlot's own styles load with the charts, not with JupyterLab.
 import 'uplot/dist/uPlot.min.css';
 
-import { ITimeSpan } from '../gpu/chartKinds';
+import { ITimeSpan } from '../charts/chartKinds';
 import {
   bandAt,
   bandExtents,
   chartTheme,
   IChartTheme,
   ITimeBand
-} from '../gpu/charts';
+} from '../charts/charts';
 import { indexAt } from '../gpu/history';
-import { ColumnThinning } from '../gpu/thinning';
+import { ColumnThinning } from '../charts/thinning';
 
 /**
  * The properties of {@link TimeSeriesChart}.

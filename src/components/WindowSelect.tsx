@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { HTMLSelect } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
-import { WINDOW_SECONDS } from '../gpu/chartKinds';
+import { WINDOW_SECONDS } from '../charts/chartKinds';
 
 /**
  * The properties of {@link WindowSelect}.

@@ -5,7 +5,7 @@ import { IDriftFinding, IEnvironmentFingerprint } from '../tokens';
 import { IEnvironment } from '../restapi/envs';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IKernelProbe } from '../restapi/inspector';
-import { formatDay } from '../gpu/units';
+import { formatDay } from '../format/units';
 import { visibleGpuIndices } from './gpus';
 
 /**

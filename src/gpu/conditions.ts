@@ -2,7 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { ClockThrottleReason, IGpu } from '../restapi/gpus';
 import { SLOWING_REASONS } from './slowingReasons';
-import { formatCelsius, formatWatts } from './units';
+import { formatCelsius, formatWatts } from '../format/units';
 
 /**
  * Something about a GPU's state its numbers alone do not say: what holds

@@ -3,7 +3,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpuMonitorModel, IRequestFailure } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
-import { formatClockTime } from './units';
+import { formatClockTime } from '../format/units';
 
 /**
  * What a failed request to the server extension means.

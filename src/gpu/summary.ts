@@ -2,7 +2,12 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { isNearlyFull, NEARLY_FULL_PERCENT } from './fullness';
-import { formatList, formatPercent, formatSentences, gib } from './units';
+import {
+  formatList,
+  formatPercent,
+  formatSentences,
+  gib
+} from '../format/units';
 
 /**
  * What the status bar item sums up: the busiest GPU, or all GPUs together.

@@ -126,7 +126,7 @@ export function addKernelCommands(options: IKernelCommandsOptions): void {
     describedBy,
     isEnabled: args => typeof args.kernelId === 'string',
     execute: async args => {
-      const { releaseWithNotice } = await import('../gpu/cacheRelease');
+      const { releaseWithNotice } = await import('./cacheRelease');
       const notice = await releaseWithNotice(
         serverSettings,
         args.kernelId as string,

@@ -8,9 +8,9 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 // The alerts watch the readings from the start.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { DEFAULT_ALERT_THRESHOLDS, IAlertThresholds } from '../gpu/alerts';
+import { DEFAULT_ALERT_THRESHOLDS, IAlertThresholds } from '../alerts/alerts';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { AlertNotifier } from '../gpu/alertNotifier';
+import { AlertNotifier } from '../alerts/alertNotifier';
 import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { followSettings } from './settings';
 

@@ -9,7 +9,7 @@ import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
 // The command is there from the start; what it does loads at its first use.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
-import { addUseGpuCommand, roomFor } from '../gpu/useGpuCommand';
+import { addUseGpuCommand, roomFor } from '../freeGpu/useGpuCommand';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 import {
   CommandIDs,

@@ -52,7 +52,7 @@ export const serverStatusPlugin: JupyterFrontEndPlugin<void> = {
           await showErrorMessage(
             title,
             failure.kind === 'not_enabled'
-              ? (await import('../gpu/units')).formatSentences(
+              ? (await import('../format/units')).formatSentences(
                   message,
                   hint,
                   trans

@@ -12,7 +12,7 @@ import {
   leastUsed,
   noRoomText
 } from './freeGpu';
-import { kernelHoldings } from './processes';
+import { kernelHoldings } from '../gpu/processes';
 
 /**
  * Point a notebook's kernel at `gpus`, or at the least used GPU with the

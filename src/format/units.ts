@@ -1,6 +1,6 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 
-import { HISTORY_UNITS, HistoryField } from './readings';
+import { HISTORY_UNITS, HistoryField } from '../gpu/readings';
 
 /**
  * MiB in a GiB.

@@ -4,7 +4,7 @@ import { CommandRegistry } from '@lumino/commands';
 
 import { CommandIDs } from '../tokens';
 import { IGpuAlert } from './alerts';
-import { kernelLabel } from './processes';
+import { kernelLabel } from '../gpu/processes';
 
 /**
  * What frees an idle GPU that one of the user's own kernels holds, as the

@@ -1,7 +1,7 @@
 import type uPlot from 'uplot';
 
 import type { IChartTheme } from './charts';
-import { NEARLY_FULL_PERCENT } from './fullness';
+import { NEARLY_FULL_PERCENT } from '../gpu/fullness';
 
 /**
  * A memory line and the card it is on.

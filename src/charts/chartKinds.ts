@@ -3,7 +3,7 @@
  * loads with JupyterLab, needs these, and not uPlot.
  */
 import { GpuSeriesField, IGpuTimeSeries } from '../tokens';
-import { indexAt } from './history';
+import { indexAt } from '../gpu/history';
 
 /**
  * The charts of the GPUs: the panel's four, and what each GPU receives over

@@ -9,8 +9,8 @@ import {
 } from './alerts';
 import { IKernelSummary } from '../restapi/kernels';
 import { KERNEL_CPU_BUSY_PERCENT } from '../restapi/rules';
-import { kernelLabel } from './processes';
-import { formatList, formatMemory, formatPercent } from './units';
+import { kernelLabel } from '../gpu/processes';
+import { formatList, formatMemory, formatPercent } from '../format/units';
 
 /**
  * The notification text of alerts of one kind that started together: which

@@ -19,7 +19,7 @@ import {
   NotificationKind,
   SourceHealth
 } from './alerts';
-import { describeFailure } from './failure';
+import { describeFailure } from '../gpu/failure';
 
 /**
  * Where the alerts keep the episodes they reported, between loads of the

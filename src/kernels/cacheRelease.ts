@@ -4,7 +4,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import { releaseCachedMemory } from '../api';
 import { notificationText } from '../notification';
 import { ICacheReleaseAnswer, IKernelSummary } from '../restapi/kernels';
-import { formatMemory } from './units';
+import { formatMemory } from '../format/units';
 
 /**
  * Bytes in a MiB.

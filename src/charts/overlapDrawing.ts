@@ -1,6 +1,6 @@
 import type uPlot from 'uplot';
 
-import { indexAt } from './history';
+import { indexAt } from '../gpu/history';
 
 /**
  * A stretch of readings over which several lines lie on each other.

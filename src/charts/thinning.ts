@@ -1,7 +1,7 @@
 import type uPlot from 'uplot';
 
 import { ITimeSpan } from './chartKinds';
-import { indexAt } from './history';
+import { indexAt } from '../gpu/history';
 
 /**
  * A chart's readings thinned to what its width can show, kept from one

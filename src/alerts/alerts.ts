@@ -1,7 +1,7 @@
 import { ClockThrottleReason, IGpu, IGpuSnapshot } from '../restapi/gpus';
 import { IRequestFailure } from '../tokens';
 import { HELD_MEMORY_MIB } from '../restapi/rules';
-import { SLOWING_REASONS } from './slowingReasons';
+import { SLOWING_REASONS } from '../gpu/slowingReasons';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**

@@ -10,7 +10,7 @@ import {
   rateAxis,
   timeChartOptions
 } from './charts';
-import { formatMemory, formatPercent, formatRate } from './units';
+import { formatMemory, formatPercent, formatRate } from '../format/units';
 
 /**
  * The dashboard's charts of the machine beside the GPUs.

@@ -1,6 +1,6 @@
 import { IGpuTimeSeries } from '../tokens';
-import { indexAt, MACHINE_FIELDS, SERIES_FIELDS } from './history';
-import { HISTORY_UNITS } from './readings';
+import { indexAt, MACHINE_FIELDS, SERIES_FIELDS } from '../gpu/history';
+import { HISTORY_UNITS } from '../gpu/readings';
 
 /**
  * The header of the exported CSV: one row per reading and GPU, the

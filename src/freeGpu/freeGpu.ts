@@ -2,9 +2,9 @@ import { TranslationBundle } from '@jupyterlab/translation';
 
 import { IGpuTimeSeries, INotebookGpuNeed } from '../tokens';
 import { IGpu, IGpuSnapshot } from '../restapi/gpus';
-import { indexAt, sameGpu } from './history';
-import { kernelHoldings } from './processes';
-import { formatList, formatMemory, formatPercent } from './units';
+import { indexAt, sameGpu } from '../gpu/history';
+import { kernelHoldings } from '../gpu/processes';
+import { formatList, formatMemory, formatPercent } from '../format/units';
 
 /**
  * How far back the "least used GPU" looks, in seconds: long enough that a

@@ -4,11 +4,11 @@ import type uPlot from 'uplot';
 import { CHART_FIELDS, ChartKind } from './chartKinds';
 import { IGpuColumns, IGpuTimeSeries } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
-import { sameGpu } from './history';
+import { sameGpu } from '../gpu/history';
 import { drawGaps } from './gapDrawing';
 import { drawNearlyFull } from './nearlyFullChart';
 import { drawOverlaps } from './overlapDrawing';
-import { formatClockTime, formatReading, MIB_PER_GIB } from './units';
+import { formatClockTime, formatReading, MIB_PER_GIB } from '../format/units';
 
 /**
  * The CSS variables GPU lines are drawn in, GPU 0 first (style/base.css

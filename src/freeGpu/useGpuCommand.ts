@@ -5,7 +5,7 @@ import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { CommandIDs, IGpuMonitorModel, INotebookGpuNeed } from '../tokens';
 import type { IRoomNeeded } from './freeGpu';
-import { formatList } from './units';
+import { formatList } from '../format/units';
 
 /**
  * Adds the command that points a notebook's kernel at the least used GPU
