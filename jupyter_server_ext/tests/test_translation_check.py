@@ -61,7 +61,7 @@ def test_the_committed_catalogue_passes(project):
 
 NEW_STRINGS = {
     "panel": (
-        "src/gpu/units.ts",
+        "src/format/units.ts",
         "\nexport function hint(trans: TranslationBundle): string {\n"
         "  return trans.__('Lower the batch size');\n}\n",
     ),
@@ -93,13 +93,13 @@ def test_a_new_setting_without_translation_fails(project):
 
 def test_a_string_the_extractor_cannot_see_fails(project):
     append(
-        project / "src/gpu/units.ts",
+        project / "src/format/units.ts",
         "\nexport function hint(t: TranslationBundle, name: string): string {\n"
         "  return t.__('Lower the batch size') + trans.__(name);\n}\n",
     )
     result = check(project)
     assert result.returncode == 1
-    assert "src/gpu/units.ts" in result.stderr
+    assert "src/format/units.ts" in result.stderr
     assert "t.__() is not extracted" in result.stderr
     assert "trans.__() takes a string literal" in result.stderr
 
