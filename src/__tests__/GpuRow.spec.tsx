@@ -34,9 +34,12 @@ describe('GpuRow', () => {
         .getByRole('meter', { name: 'Utilization' })
         .getAttribute('aria-valuetext')
     ).toBe('0 %');
-    expect(row.textContent).toBe(
-      'GPU 0RTX A500013 °C6.5 / 230 W0 %21.9 / 24.0 GiB'
-    );
+    // The temperature and the power draw out of the limit, each under its
+    // name on hover.
+    expect(within(row).getByTitle('Temperature').textContent).toBe('13 °C');
+    expect(
+      within(row).getByTitle('Power draw out of the limit').textContent
+    ).toBe('6.5 / 230 W');
     expect(row.title).toBe(
       'NVIDIA RTX A5000\nP8 · SM 210 MHz · memory 405 MHz\nPCIe ↓ 450 kB/s ↑ 500 kB/s\n0 rows remapped\nFan 30 %\nBus 00000000:81:00.0'
     );
