@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,20 +16,8 @@ from .conda_layouts import (
     env_2025,
     make_conda_env,
 )
-from .test_cli import assert_in_command_terms, with_config
+from .test_cli import assert_in_command_terms, run, with_config
 from .test_probe import environment
-
-SCRIPT = Path(sys.executable).with_name("jupyter-gpu-monitor")
-
-
-def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(SCRIPT), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env or os.environ.copy(),
-    )
 
 
 @pytest.fixture

@@ -63,15 +63,22 @@ def test_doctor_reports_the_driver_failure_a_cuda_torch_would_hit(fake_smi, tmp_
     assert "No problems found." not in result.stdout
 
 
-def test_doctor_on_a_machine_without_a_driver_says_there_is_no_gpu(tmp_path):
-    result = run(
-        "doctor",
+def plain_env_without_a_driver(tmp_path) -> tuple[str, ...]:
+    """The options of a doctor of the plain venv on a machine whose nvidia-smi is not there."""
+    return (
         "--env",
         str(environment("plain")),
         "--source",
         "nvidia-smi",
         "--nvidia-smi",
         str(tmp_path / "nvidia-smi"),
+    )
+
+
+def test_doctor_on_a_machine_without_a_driver_says_there_is_no_gpu(tmp_path):
+    result = run(
+        "doctor",
+        *plain_env_without_a_driver(tmp_path),
     )
     assert result.returncode == 0, result.stderr
     assert "INFO    No NVIDIA GPU found on this machine" in result.stdout
@@ -84,12 +91,7 @@ def test_doctor_json_says_what_its_text_says_in_the_commands_terms(tmp_path):
         "doctor",
         "--json",
         "--shallow",
-        "--env",
-        str(environment("plain")),
-        "--source",
-        "nvidia-smi",
-        "--nvidia-smi",
-        str(tmp_path / "nvidia-smi"),
+        *plain_env_without_a_driver(tmp_path),
     )
     report = json.loads(result.stdout)
     (finding,) = report["findings"]

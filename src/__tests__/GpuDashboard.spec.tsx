@@ -10,6 +10,7 @@ import { formatClockTime } from '../format/units';
 import { IGpuMonitorModel } from '../tokens';
 import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
 import { fakeCharts } from './fakeUPlot';
+import { modelState } from './modelState';
 import {
   a100MigSnapshot,
   a5000History,
@@ -37,17 +38,7 @@ function modelWith(
   const history = new GpuHistoryBuffer();
   const recorded = a5000History();
   history.append(machine ? recorded : { ...recorded, machine: null });
-  const model = {
-    snapshot,
-    failure: null,
-    history,
-    kernels: null,
-    kernelGpus: null,
-    lastReadings: snapshot.error ? null : snapshot,
-    lastTried: Date.UTC(2026, 11, 1, 16, 5, 12),
-    refreshIntervalSeconds: 1
-  } as unknown as IGpuMonitorModel;
-  return { model, history };
+  return { model: modelState({ snapshot, history }), history };
 }
 
 /**

@@ -13,6 +13,7 @@ import { IGpuMonitorModel, IRequestFailure } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IKernelSummary } from '../restapi/kernels';
 import { fakeCharts } from './fakeUPlot';
+import { modelState } from './modelState';
 import { fakeActions } from './panelActions';
 import {
   a5000History,
@@ -38,16 +39,7 @@ function modelWith(
   history = new GpuHistoryBuffer(),
   kernels: IKernelSummary[] | null = null
 ): IGpuMonitorModel {
-  return {
-    snapshot,
-    failure,
-    history,
-    kernels,
-    kernelGpus: null,
-    lastReadings: snapshot?.error ? null : snapshot,
-    lastTried: snapshot || failure ? Date.UTC(2026, 11, 1, 16, 5, 12) : null,
-    refreshIntervalSeconds: 1
-  } as unknown as IGpuMonitorModel;
+  return modelState({ snapshot, failure, history, kernels });
 }
 
 /**

@@ -1,9 +1,5 @@
 import { Clipboard, showErrorMessage } from '@jupyterlab/apputils';
-import {
-  ITranslator,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { IDisposable } from '@lumino/disposable';
 import * as React from 'react';
@@ -11,12 +7,7 @@ import * as React from 'react';
 import { downloadFile } from '../download';
 import { EXPORT_FILES } from '../env/catalog';
 import { environmentIcon } from '../icons';
-import {
-  CommandIDs,
-  IEnvironmentInspector,
-  IGpuMonitorModel,
-  TRANSLATION_DOMAIN
-} from '../tokens';
+import { CommandIDs, IEnvironmentInspector, IGpuMonitorModel } from '../tokens';
 import { EnvironmentFileStyle, IEnvironment } from '../restapi/envs';
 import { WatchingPanel } from './WatchingPanel';
 
@@ -49,19 +40,17 @@ export class EnvironmentPanel extends WatchingPanel {
    * Create the panel.
    */
   constructor(options: EnvironmentPanel.IOptions) {
-    super();
+    super({
+      id: 'jp-GpuMonitor-environment',
+      className: 'jp-GpuMonitor-panel',
+      icon: environmentIcon,
+      label: trans => trans.__('Environment'),
+      area: 'side',
+      translator: options.translator
+    });
     this._inspector = options.inspector;
     this._gpuModel = options.gpuModel ?? null;
     this._commands = options.commands;
-    this._trans = (options.translator ?? nullTranslator).load(
-      TRANSLATION_DOMAIN
-    );
-    this.id = 'jp-GpuMonitor-environment';
-    this.addClass('jp-GpuMonitor-panel');
-    this.title.icon = environmentIcon;
-    this.title.caption = this._trans.__('Environment');
-    this.node.setAttribute('role', 'region');
-    this.node.setAttribute('aria-label', this._trans.__('Environment'));
     this._inspector.changed.connect(this.onSourceChanged, this);
     this._inspector.environments.changed.connect(this.onSourceChanged, this);
     this._gpuModel?.changed.connect(this.onSourceChanged, this);
@@ -87,9 +76,9 @@ export class EnvironmentPanel extends WatchingPanel {
       // The server's 404 speaks to API clients ("GET envs lists..."): the
       // panel's words for a deleted environment (the list is read again).
       await showErrorMessage(
-        this._trans.__('Cannot export %1', environment.name),
+        this.trans.__('Cannot export %1', environment.name),
         this._inspector.environments.isGone(environment.id)
-          ? this._trans.__(
+          ? this.trans.__(
               '%1 was deleted since the list was read: it is read again.',
               environment.name
             )
@@ -102,17 +91,9 @@ export class EnvironmentPanel extends WatchingPanel {
    * The panel's content.
    */
   render(): React.ReactElement | null {
-    if (!this.shown) {
-      return null;
-    }
-    return (
-      <React.Suspense
-        fallback={
-          <p className="jp-GpuMonitor-loading" role="status">
-            {this._trans.__('Loading the Environment panel…')}
-          </p>
-        }
-      >
+    return this.renderLoaded(
+      this.trans.__('Loading the Environment panel…'),
+      () => (
         <EnvironmentView
           inspector={this._inspector}
           snapshot={this._gpuModel?.snapshot ?? null}
@@ -125,7 +106,7 @@ export class EnvironmentPanel extends WatchingPanel {
               catalog.isGone(environment.id)
                 ? undefined
                 : showErrorMessage(
-                    this._trans.__(
+                    this.trans.__(
                       'Cannot read the packages of %1',
                       environment.name
                     ),
@@ -136,9 +117,9 @@ export class EnvironmentPanel extends WatchingPanel {
           onExport={(environment, style) => {
             void this.exportEnvironment(environment, style);
           }}
-          trans={this._trans}
+          trans={this.trans}
         />
-      </React.Suspense>
+      )
     );
   }
 
@@ -171,7 +152,6 @@ export class EnvironmentPanel extends WatchingPanel {
   private _inspector: IEnvironmentInspector;
   private _gpuModel: IGpuMonitorModel | null;
   private _commands: CommandRegistry;
-  private _trans: TranslationBundle;
 }
 
 /**

@@ -1,14 +1,10 @@
-import {
-  ITranslator,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { IDisposable } from '@lumino/disposable';
 import { Message } from '@lumino/messaging';
 import * as React from 'react';
 
 import { gpuIcon } from '../icons';
-import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { ICellGpuRuns, IGpuMonitorModel } from '../tokens';
 import { WatchingPanel } from './WatchingPanel';
 
 /**
@@ -28,19 +24,17 @@ export class GpuDashboardPanel extends WatchingPanel {
    * Create the dashboard.
    */
   constructor(options: GpuDashboardPanel.IOptions) {
-    super();
+    super({
+      id: 'jp-GpuMonitor-dashboard',
+      className: 'jp-GpuMonitor-dashboard',
+      icon: gpuIcon,
+      label: trans => trans.__('GPU Dashboard'),
+      area: 'main',
+      translator: options.translator
+    });
     this._model = options.model;
     this._cellRuns = options.cellRuns ?? null;
     this._windowSeconds = options.windowSeconds;
-    this._trans = (options.translator ?? nullTranslator).load(
-      TRANSLATION_DOMAIN
-    );
-    this.id = 'jp-GpuMonitor-dashboard';
-    this.addClass('jp-GpuMonitor-dashboard');
-    this.title.icon = gpuIcon;
-    this.title.label = this._trans.__('GPU Dashboard');
-    this.title.closable = true;
-    this.node.setAttribute('aria-label', this._trans.__('GPU Dashboard'));
     this._model.changed.connect(this.onSourceChanged, this);
     this._model.historyChanged.connect(this.onSourceChanged, this);
     this._cellRuns?.changed.connect(this.onSourceChanged, this);
@@ -58,27 +52,18 @@ export class GpuDashboardPanel extends WatchingPanel {
    * The dashboard's content.
    */
   render(): React.ReactElement | null {
-    if (!this.shown) {
-      return null;
-    }
-    const trans = this._trans;
-    return (
-      <React.Suspense
-        fallback={
-          <p className="jp-GpuMonitor-loading" role="status">
-            {trans.__('Loading the GPU dashboard…')}
-          </p>
-        }
-      >
+    return this.renderLoaded(
+      this.trans.__('Loading the GPU dashboard…'),
+      () => (
         <GpuDashboard
           model={this._model}
           windowSeconds={this._windowSeconds}
           themeRevision={this._themeRevision}
           notebook={this._cellRuns?.current ?? null}
           onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
-          trans={trans}
+          trans={this.trans}
         />
-      </React.Suspense>
+      )
     );
   }
 
@@ -99,7 +84,6 @@ export class GpuDashboardPanel extends WatchingPanel {
 
   private _model: IGpuMonitorModel;
   private _cellRuns: ICellGpuRuns | null;
-  private _trans: TranslationBundle;
   private _windowSeconds: number;
   private _themeRevision = 0;
 }

@@ -1,8 +1,4 @@
-import {
-  ITranslator,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
@@ -10,7 +6,7 @@ import * as React from 'react';
 import { CHART_KINDS, ChartKind, chartWindow } from '../charts/chartKinds';
 import { downloadFile } from '../download';
 import { gpuIcon } from '../icons';
-import { ICellGpuRuns, IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { ICellGpuRuns, IGpuMonitorModel } from '../tokens';
 import { IPanelActions } from './actions';
 import { WatchingPanel } from './WatchingPanel';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
@@ -38,19 +34,17 @@ export class GpuMonitorPanel extends WatchingPanel {
    * Create the panel.
    */
   constructor(options: GpuMonitorPanel.IOptions) {
-    super();
+    super({
+      id: 'jp-GpuMonitor-panel',
+      className: 'jp-GpuMonitor-panel',
+      icon: gpuIcon,
+      label: trans => trans.__('GPU Monitor'),
+      area: 'side',
+      translator: options.translator
+    });
     this._model = options.model;
     this._actions = options.actions;
     this._cellRuns = options.cellRuns ?? null;
-    this._trans = (options.translator ?? nullTranslator).load(
-      TRANSLATION_DOMAIN
-    );
-    this.id = 'jp-GpuMonitor-panel';
-    this.addClass('jp-GpuMonitor-panel');
-    this.title.icon = gpuIcon;
-    this.title.caption = this._trans.__('GPU Monitor');
-    this.node.setAttribute('role', 'region');
-    this.node.setAttribute('aria-label', this._trans.__('GPU Monitor'));
     this._model.changed.connect(this.onSourceChanged, this);
     this._model.historyChanged.connect(this.onSourceChanged, this);
     this._cellRuns?.changed.connect(this.onSourceChanged, this);
@@ -129,35 +123,23 @@ export class GpuMonitorPanel extends WatchingPanel {
    * The panel's content.
    */
   render(): React.ReactElement | null {
-    if (!this.shown) {
-      return null;
-    }
-    const trans = this._trans;
-    return (
-      <React.Suspense
-        fallback={
-          <p className="jp-GpuMonitor-loading" role="status">
-            {trans.__('Loading the GPU Monitor…')}
-          </p>
-        }
-      >
-        <GpuMonitor
-          model={this._model}
-          charts={this._charts}
-          windowSeconds={this._windowSeconds}
-          themeRevision={this._themeRevision}
-          onWindowChange={seconds => {
-            this.windowSeconds = seconds;
-          }}
-          onExport={() => this.exportCsv()}
-          notebook={this._cellRuns?.current ?? null}
-          freeGpuMinFreeShare={this._freeGpuMinFreePercent / 100}
-          onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
-          actions={this._actions}
-          trans={trans}
-        />
-      </React.Suspense>
-    );
+    return this.renderLoaded(this.trans.__('Loading the GPU Monitor…'), () => (
+      <GpuMonitor
+        model={this._model}
+        charts={this._charts}
+        windowSeconds={this._windowSeconds}
+        themeRevision={this._themeRevision}
+        onWindowChange={seconds => {
+          this.windowSeconds = seconds;
+        }}
+        onExport={() => this.exportCsv()}
+        notebook={this._cellRuns?.current ?? null}
+        freeGpuMinFreeShare={this._freeGpuMinFreePercent / 100}
+        onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
+        actions={this._actions}
+        trans={this.trans}
+      />
+    ));
   }
 
   /**
@@ -171,7 +153,6 @@ export class GpuMonitorPanel extends WatchingPanel {
   private _model: IGpuMonitorModel;
   private _actions: IPanelActions;
   private _cellRuns: ICellGpuRuns | null;
-  private _trans: TranslationBundle;
   private _windowSeconds: number = SETTINGS_DEFAULTS.panel.historyWindow;
   private _charts: readonly ChartKind[] = CHART_KINDS;
   private _freeGpuMinFreePercent: number =

@@ -176,6 +176,30 @@ export async function openPanel(
 }
 
 /**
+ * A picture of the GPU Monitor panel with what moves with the clock masked:
+ * the charts' lines and time axes, this machine's live readings, and how
+ * many minutes of them the least used GPU is judged on.
+ *
+ * @param charts - the charts' accessible name, in the page's language
+ * @param also - more to mask
+ */
+export async function panelScreenshot(
+  panel: Locator,
+  charts: RegExp,
+  also: Locator[] = []
+): Promise<Buffer> {
+  return panel.screenshot({
+    animations: 'disabled',
+    mask: [
+      panel.getByRole('img', { name: charts }),
+      panel.locator('.jp-GpuMonitor-machine'),
+      panel.locator('.jp-GpuMonitor-freeGpuPeriod'),
+      ...also
+    ]
+  });
+}
+
+/**
  * The status bar text for the busiest GPU of the replayed capture: both RTX
  * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
  */

@@ -1,6 +1,6 @@
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 
-import { closeMainTab } from './gpuMonitor';
+import { closeMainTab, panelScreenshot } from './gpuMonitor';
 import { cutOffTexts } from './layout';
 import {
   inspection,
@@ -79,36 +79,17 @@ test.describe('In Simplified Chinese', () => {
         gpus.getByRole('columnheader', { name: '进程' })
       ).toBeVisible();
       await page.waitForTimeout(500);
-      expect(
-        await gpus.screenshot({
-          animations: 'disabled',
-          // Chart lines and time axes move with the clock.
-          mask: [
-            gpus.getByRole('img', { name: /各 GPU 的/ }),
-            // This machine's live readings, and how many minutes of them
-            // the least used GPU is judged on.
-            gpus.locator('.jp-GpuMonitor-machine'),
-            gpus.locator('.jp-GpuMonitor-freeGpuPeriod')
-          ]
-        })
-      ).toMatchSnapshot('gpu-monitor-panel-zh-cn.png');
+      expect(await panelScreenshot(gpus, /各 GPU 的/)).toMatchSnapshot(
+        'gpu-monitor-panel-zh-cn.png'
+      );
       // Nothing cut off in Chinese either, at the default width and wider.
       expect(await cutOffTexts(gpus)).toEqual([]);
       await page.sidebar.setWidth(500, 'left');
       await page.waitForTimeout(300);
       expect(await cutOffTexts(gpus)).toEqual([]);
-      expect(
-        await gpus.screenshot({
-          animations: 'disabled',
-          mask: [
-            gpus.getByRole('img', { name: /各 GPU 的/ }),
-            // This machine's live readings, and how many minutes of them
-            // the least used GPU is judged on.
-            gpus.locator('.jp-GpuMonitor-machine'),
-            gpus.locator('.jp-GpuMonitor-freeGpuPeriod')
-          ]
-        })
-      ).toMatchSnapshot('gpu-monitor-panel-500-zh-cn.png');
+      expect(await panelScreenshot(gpus, /各 GPU 的/)).toMatchSnapshot(
+        'gpu-monitor-panel-500-zh-cn.png'
+      );
       await page.sidebar.setWidth(250, 'left');
 
       await gpus.getByRole('button', { name: '打开 GPU 仪表板' }).click();

@@ -2,7 +2,7 @@ import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import * as path from 'path';
 
 import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
-import { PANEL } from './gpuMonitor';
+import { PANEL, panelScreenshot } from './gpuMonitor';
 import { cutOffTexts, lowContrastTexts } from './layout';
 
 /**
@@ -102,19 +102,10 @@ test.describe('GPU monitor panel layout', () => {
               expect(bottom).toBeLessThanOrEqual(screen.bottom);
             }
             expect(
-              await panel.screenshot({
-                animations: 'disabled',
-                // Chart lines, time axes and when the monitor last tried
-                // move with the clock.
-                mask: [
-                  panel.getByRole('img', { name: /of each GPU/ }),
-                  panel.locator('.jp-GpuMonitor-retry'),
-                  // This machine's live readings, and how many minutes of them
-                  // the least used GPU is judged on.
-                  panel.locator('.jp-GpuMonitor-machine'),
-                  panel.locator('.jp-GpuMonitor-freeGpuPeriod')
-                ]
-              })
+              // When the monitor last tried moves with the clock too.
+              await panelScreenshot(panel, /of each GPU/, [
+                panel.locator('.jp-GpuMonitor-retry')
+              ])
             ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);
           }
         }

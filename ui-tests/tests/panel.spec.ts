@@ -11,7 +11,11 @@ import {
   SMI_FIXTURES,
   V100S_X8
 } from './fakeGpu';
-import { BUSIEST_STATUS, setAlertSettings } from './gpuMonitor';
+import {
+  BUSIEST_STATUS,
+  panelScreenshot,
+  setAlertSettings
+} from './gpuMonitor';
 import { brokenWords, lowContrastTexts } from './layout';
 
 /**
@@ -536,19 +540,9 @@ test.describe('GPU monitor panel screenshots', () => {
       // Let the layout settle.
       await page.waitForTimeout(500);
 
-      expect(
-        await panel.screenshot({
-          animations: 'disabled',
-          // Chart lines and time axes move with the clock.
-          mask: [
-            panel.getByRole('img', { name: /of each GPU/ }),
-            // This machine's live readings, and how many minutes of them
-            // the least used GPU is judged on.
-            panel.locator('.jp-GpuMonitor-machine'),
-            panel.locator('.jp-GpuMonitor-freeGpuPeriod')
-          ]
-        })
-      ).toMatchSnapshot(`gpu-monitor-panel-${theme}.png`);
+      expect(await panelScreenshot(panel, /of each GPU/)).toMatchSnapshot(
+        `gpu-monitor-panel-${theme}.png`
+      );
     });
   }
 });

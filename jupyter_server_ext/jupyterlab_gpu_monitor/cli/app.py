@@ -13,7 +13,6 @@ from traitlets.utils.importstring import import_item
 from ..translation import gettext, join_list, use_terminal_locale
 from .command import Command
 from .doctor import DoctorApp
-from .help_text import examples
 from .snapshot import SnapshotApp
 from .terms import COMMAND
 
@@ -45,20 +44,17 @@ class GpuMonitorApp(Command):
             "Run one as `{app} SUBCOMMAND [options]`; `{app} SUBCOMMAND --help` lists its options."
         )
 
-    @default("examples")
-    def _examples_default(self) -> str:
-        return examples(
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} snapshot", gettext("a table of every GPU and its processes")),
+            (f"{COMMAND} snapshot --json", gettext("the REST API's snapshot JSON")),
+            (f"{COMMAND} doctor --env train", gettext("can this environment use the GPUs?")),
+            (f"{COMMAND} envs", gettext("the conda environments, and the venvs of kernels")),
             (
-                (f"{COMMAND} snapshot", gettext("a table of every GPU and its processes")),
-                (f"{COMMAND} snapshot --json", gettext("the REST API's snapshot JSON")),
-                (f"{COMMAND} doctor --env train", gettext("can this environment use the GPUs?")),
-                (f"{COMMAND} envs", gettext("the conda environments, and the venvs of kernels")),
-                (
-                    f"{COMMAND} export train > environment.yml",
-                    gettext("an environment's environment.yml"),
-                ),
-                (f"{COMMAND} snapshot --help", gettext("the options of a subcommand")),
-            )
+                f"{COMMAND} export train > environment.yml",
+                gettext("an environment's environment.yml"),
+            ),
+            (f"{COMMAND} snapshot --help", gettext("the options of a subcommand")),
         )
 
     @default("subcommands")

@@ -24,7 +24,7 @@ from ..gpu.model import Snapshot
 from ..gpu.nvidia_smi import parse_saved_output
 from ..gpu.source import make_source
 from ..translation import gettext, join_list
-from .help_text import wrap
+from .help_text import examples, wrap
 from .terms import (
     COMMAND,
     SETTING_OPTIONS,
@@ -80,6 +80,15 @@ class Command(JupyterApp):
     def command_description(self) -> str:
         """What the command does, one paragraph in the language in force."""
         return ""
+
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        """Example command lines, each with what it does, in the language in force."""
+        return ()
+
+    @default("examples")
+    def _examples_default(self) -> str:
+        lines = list(self.command_examples())
+        return examples(lines) if lines else ""
 
     def usage(self) -> str:
         """How the command line goes, for argparse's errors."""

@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from traitlets import Bool, Unicode, default
+from traitlets import Bool, Unicode
 
 from ..gpu.model import Snapshot
 from ..translation import columns, gettext, join_list, pad, pgettext
 from .command import ReadingCommand
-from .help_text import examples
 from .terms import COMMAND, in_command_terms
 
 
@@ -76,24 +76,21 @@ class DoctorApp(ReadingCommand):
             "setting or file, or when the probe cannot run."
         )
 
-    @default("examples")
-    def _examples_default(self) -> str:
-        return examples(
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} doctor", gettext("the Python that runs this command")),
             (
-                (f"{COMMAND} doctor", gettext("the Python that runs this command")),
-                (
-                    f"{COMMAND} doctor --env train",
-                    gettext("an environment by its name or id from `envs`, or a prefix"),
-                ),
-                (
-                    f"{COMMAND} doctor --env train --envs-dir /data/envs",
-                    gettext("an environment in a folder of its own"),
-                ),
-                (
-                    f"{COMMAND} doctor --shallow --json",
-                    gettext("without importing torch; facts and findings as JSON"),
-                ),
-            )
+                f"{COMMAND} doctor --env train",
+                gettext("an environment by its name or id from `envs`, or a prefix"),
+            ),
+            (
+                f"{COMMAND} doctor --env train --envs-dir /data/envs",
+                gettext("an environment in a folder of its own"),
+            ),
+            (
+                f"{COMMAND} doctor --shallow --json",
+                gettext("without importing torch; facts and findings as JSON"),
+            ),
         )
 
     def command_aliases(self) -> dict[str, tuple[str, str]]:

@@ -7,9 +7,9 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from traitlets import Bool, Enum, default
+from traitlets import Bool, Enum
 
 from ..conda.catalog import EnvironmentCatalog
 from ..conda.errors import (
@@ -22,7 +22,6 @@ from ..conda.export import STYLES
 from ..conda.model import Environment, conda_env_list
 from ..translation import columns, gettext, pad
 from .command import GpuMonitorCommand
-from .help_text import examples
 from .terms import COMMAND, failure_text, in_command_terms
 
 # The options of both subcommands that set server settings.
@@ -117,18 +116,15 @@ class EnvsApp(EnvironmentsCommand):
             "asked and failed; 2 for an invalid option, setting or folder."
         )
 
-    @default("examples")
-    def _examples_default(self) -> str:
-        return examples(
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} envs", gettext("name or id, kind, Python, packages, kernelspecs")),
+            (f"{COMMAND} envs --json", gettext("envs and envs_details, keyed by prefix")),
+            (f"{COMMAND} envs --envs-dir /data/envs", gettext("also a folder of environments")),
             (
-                (f"{COMMAND} envs", gettext("name or id, kind, Python, packages, kernelspecs")),
-                (f"{COMMAND} envs --json", gettext("envs and envs_details, keyed by prefix")),
-                (f"{COMMAND} envs --envs-dir /data/envs", gettext("also a folder of environments")),
-                (
-                    f"{COMMAND} envs --use-conda --conda ~/miniforge3/bin/conda",
-                    gettext("what this conda knows too"),
-                ),
-            )
+                f"{COMMAND} envs --use-conda --conda ~/miniforge3/bin/conda",
+                gettext("what this conda knows too"),
+            ),
         )
 
     def command_flags(self) -> dict[str, tuple[dict, str]]:
@@ -189,22 +185,19 @@ class ExportApp(EnvironmentsCommand):
             "an invalid option, setting or folder."
         ).format(command=COMMAND)
 
-    @default("examples")
-    def _examples_default(self) -> str:
-        return examples(
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} export train", gettext("name=version of every package")),
+            (f"{COMMAND} export train --from-history", gettext("the specs asked for")),
+            (f"{COMMAND} export base-2 --with-builds", gettext("name=version=build")),
             (
-                (f"{COMMAND} export train", gettext("name=version of every package")),
-                (f"{COMMAND} export train --from-history", gettext("the specs asked for")),
-                (f"{COMMAND} export base-2 --with-builds", gettext("name=version=build")),
-                (
-                    f"{COMMAND} export .venv --requirements > requirements.txt",
-                    gettext("what pip or uv installed, for pip install -r"),
-                ),
-                (
-                    f"{COMMAND} export ~/envs/train --use-conda --conda-timeout 120",
-                    gettext("conda env export itself"),
-                ),
-            )
+                f"{COMMAND} export .venv --requirements > requirements.txt",
+                gettext("what pip or uv installed, for pip install -r"),
+            ),
+            (
+                f"{COMMAND} export ~/envs/train --use-conda --conda-timeout 120",
+                gettext("conda env export itself"),
+            ),
         )
 
     def command_flags(self) -> dict[str, tuple[dict, str]]:

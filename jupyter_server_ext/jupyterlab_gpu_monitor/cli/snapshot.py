@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 
-from traitlets import Bool, default
+from traitlets import Bool
 
 from ..gpu.model import Gpu, Snapshot
 from ..translation import gettext, ngettext
 from .command import ReadingCommand
-from .help_text import examples
 from .terms import COMMAND, failure_text
 
 
@@ -104,22 +104,19 @@ class SnapshotApp(ReadingCommand):
             "do on stderr); 2 for an invalid option, setting or file."
         )
 
-    @default("examples")
-    def _examples_default(self) -> str:
-        return examples(
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} snapshot", gettext("a table of every GPU and its processes")),
+            (f"{COMMAND} snapshot --json", gettext("the REST API's snapshot JSON")),
             (
-                (f"{COMMAND} snapshot", gettext("a table of every GPU and its processes")),
-                (f"{COMMAND} snapshot --json", gettext("the REST API's snapshot JSON")),
-                (
-                    f"{COMMAND} snapshot --source nvidia-smi --command-timeout 10",
-                    gettext("through nvidia-smi, waiting up to 10 s"),
-                ),
-                (f"{COMMAND} snapshot --from dump.xml", gettext("a saved `nvidia-smi -q -x`")),
-                (
-                    f"{COMMAND} snapshot --from dump.csv --fields memory.used,memory.total",
-                    gettext("a CSV saved with noheader"),
-                ),
-            )
+                f"{COMMAND} snapshot --source nvidia-smi --command-timeout 10",
+                gettext("through nvidia-smi, waiting up to 10 s"),
+            ),
+            (f"{COMMAND} snapshot --from dump.xml", gettext("a saved `nvidia-smi -q -x`")),
+            (
+                f"{COMMAND} snapshot --from dump.csv --fields memory.used,memory.total",
+                gettext("a CSV saved with noheader"),
+            ),
         )
 
     def command_flags(self) -> dict[str, tuple[dict, str]]:
