@@ -14,7 +14,7 @@ from typing import Any
 from .conda.model import Package
 from .conda.prefix import Project
 from .conda.records import conda_and_pip
-from .contract import constant
+from .contract import constant, document
 from .cuda_compat import (
     CONDA_NAMES,
     TORCH_FAMILY,
@@ -35,6 +35,8 @@ LOW_UTILIZATION_PERCENT = constant("LowUtilizationPercent")
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
 KERNEL_CPU_BUSY_PERCENT = constant("KernelCpuBusyPercent")
 KERNEL_CPU_IDLE_PERCENT = constant("KernelCpuIdlePercent")
+# The ids a client may act on: a rule that names another is refused when it fires.
+FINDING_IDS = frozenset(document("inspector")["$defs"]["FindingId"]["enum"])
 # What slows a GPU below what it should do (the driver's clock event reasons; a power cap is
 # normal under load), and what to do about each.
 SLOWDOWN_FIXES = {
@@ -59,6 +61,10 @@ class Finding:
     # The fix changes what the running kernel loaded (packages, CUDA_VISIBLE_DEVICES): it
     # takes effect once the kernel restarts.
     restart: bool = False
+
+    def __post_init__(self) -> None:
+        if self.id not in FINDING_IDS:
+            raise ValueError(f"{self.id!r} is not a FindingId of api_schema/inspector.json")
 
     def to_json(self) -> dict:
         """The finding as the REST API and ``doctor --json`` send it."""

@@ -5,13 +5,11 @@ contract_check.py.)"""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
 
 import pytest
-from jupyterlab_gpu_monitor import diagnose
 from jupyterlab_gpu_monitor.conda.errors import HINTS as CONDA_HINTS
 from jupyterlab_gpu_monitor.contract import document
 from jupyterlab_gpu_monitor.gpu.clock_events import CLOCK_EVENT_BITS
@@ -37,18 +35,6 @@ def test_error_kinds_are_the_contracts():
 
 def test_clock_reasons_the_sources_name_are_the_contracts():
     assert {name for _bit, name in CLOCK_EVENT_BITS} == enum("gpus", "ClockThrottleReason")
-
-
-def test_every_finding_id_of_the_rules_is_the_contracts_and_the_other_way_round():
-    source = Path(diagnose.__file__).read_text()
-    ids = {
-        keyword.value.value
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding"
-        for keyword in node.keywords
-        if keyword.arg == "id"
-    }
-    assert ids == enum("inspector", "FindingId")
 
 
 @pytest.mark.parametrize(

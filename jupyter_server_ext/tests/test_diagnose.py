@@ -17,7 +17,7 @@ from jupyterlab_gpu_monitor.cuda_compat import (
     pytorch_install_command,
     pytorch_variant_for,
 )
-from jupyterlab_gpu_monitor.diagnose import Facts, diagnose, torch_cuda_label
+from jupyterlab_gpu_monitor.diagnose import FINDING_IDS, Facts, Finding, diagnose, torch_cuda_label
 from jupyterlab_gpu_monitor.gpu.errors import error_from_output
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
@@ -66,6 +66,28 @@ def ids(findings) -> list[tuple[str, str]]:
     return [(f.id, f.severity) for f in findings]
 
 
+def held_at_12_percent(cpu_percent: float | None) -> Facts:
+    return Facts(
+        capture(A5000),
+        probe(),
+        held_memory_mib={0: 14336},
+        recent_utilization={0: 12.0},
+        recent_cpu_percent=cpu_percent,
+    )
+
+
+def slowing_down_at_91_c() -> Facts:
+    """A kernel busy on GPU 0 of the A5000s, which the driver slows down for heat; GPU 1, where
+    the kernel holds nothing, brakes for power."""
+    facts = held_at_12_percent(None)
+    facts.recent_utilization = {0: 95.0}
+    gpu0, gpu1 = facts.snapshot.gpus
+    gpu0.temperature_c = 91
+    gpu0.clock_throttle_reasons = ["sw_power_cap", "hw_thermal_slowdown"]
+    gpu1.clock_throttle_reasons = ["hw_power_brake_slowdown"]
+    return facts
+
+
 CASES = [
     # 1. CPU-only torch next to GPUs: from the version's local tag, or the imported module.
     ("cpu build, from its version", Facts(capture(A5000), probe("2.13.0+cpu")), [("cpu-only-torch", "error")]),
@@ -107,8 +129,14 @@ CASES = [
     ("14 GiB held at 12 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 12.0}), [("gpu-idle-while-holding-memory", "warning")]),
     ("14 GiB held at 80 %", Facts(capture(A5000), probe(), held_memory_mib={0: 14336}, recent_utilization={0: 80.0}), []),
     ("500 MiB held at 0 %", Facts(capture(A5000), probe(), held_memory_mib={0: 500}, recent_utilization={0: 0.0}), []),
+    ("hot GPU the kernel uses", slowing_down_at_91_c(), [("gpu-slows-down", "warning")]),
     # 8. Old Python.
     ("Python 3.10", Facts(capture(A5000), probe(python_version="3.10.14")), [("python-older-than-3.11", "info")]),
+    # 9. The kernel and its environments.
+    ("kernel in another env than the recorded one", Facts(capture(A5000), probe(), expected_prefix="/opt/envs/other"), [("kernel-not-in-recorded-environment", "warning")]),
+    ("kernelspec launches the python on PATH", Facts(capture(A5000), probe(), kernelspec_interpreter="python"), [("kernelspec-depends-on-path", "info")]),
+    ("kernel not in its kernelspec's env", Facts(capture(A5000), probe(), kernelspec_interpreter="/opt/envs/other/bin/python", kernelspec_prefix="/opt/envs/other"), [("kernel-not-in-kernelspec-environment", "warning")]),
+    ("kernel whose program is gone", Facts(capture(A5000), None, kernelspec_name="old-train", kernelspec_interpreter="/home/ana/venvs/old-train/bin/python", interpreter_missing=True), [("kernel-interpreter-missing", "error")]),
 ]  # fmt: skip
 
 
@@ -117,14 +145,12 @@ def test_diagnosis(facts: Facts, expected):
     assert ids(diagnose(facts)) == expected
 
 
-def held_at_12_percent(cpu_percent: float | None) -> Facts:
-    return Facts(
-        capture(A5000),
-        probe(),
-        held_memory_mib={0: 14336},
-        recent_utilization={0: 12.0},
-        recent_cpu_percent=cpu_percent,
-    )
+def test_every_finding_of_the_contract_has_a_case_and_no_rule_names_another():
+    # Clients act on a finding by its id: each one the contract lists is raised by a case here,
+    # and a rule that names an id the contract lacks fails where it fires.
+    assert {id for _name, _facts, expected in CASES for id, _severity in expected} == FINDING_IDS
+    with pytest.raises(ValueError, match="'gpu-too-hot' is not a FindingId"):
+        Finding(id="gpu-too-hot", severity="warning", title="", evidence="", fix="")
 
 
 def test_an_idle_gpu_finding_says_why_from_the_kernels_cpu():
@@ -145,12 +171,8 @@ def test_an_idle_gpu_finding_says_why_from_the_kernels_cpu():
 
 
 def test_a_gpu_the_kernel_uses_that_slows_down_is_a_finding_with_its_reason():
-    facts = held_at_12_percent(None)
-    facts.recent_utilization = {0: 95.0}
-    gpu0, gpu1 = facts.snapshot.gpus
-    gpu0.temperature_c = 91
-    gpu0.clock_throttle_reasons = ["sw_power_cap", "hw_thermal_slowdown"]
-    gpu1.clock_throttle_reasons = ["hw_power_brake_slowdown"]  # no memory of this kernel there
+    facts = slowing_down_at_91_c()
+    gpu0 = facts.snapshot.gpus[0]
     (finding,) = diagnose(facts)
     assert (finding.id, finding.severity) == ("gpu-slows-down", "warning")
     assert finding.title == "GPU 0 slows its clocks down"
@@ -449,14 +471,6 @@ def test_cuda_visible_devices_from_the_kernels_start_when_no_probe_ran():
 @pytest.mark.parametrize(
     "expected_prefix,interpreter,kernelspec_prefix,expected",
     [
-        ("/opt/envs/other", None, None, [("kernel-not-in-recorded-environment", "warning")]),
-        (None, "python", None, [("kernelspec-depends-on-path", "info")]),
-        (
-            None,
-            "/opt/envs/other/bin/python",
-            "/opt/envs/other",
-            [("kernel-not-in-kernelspec-environment", "warning")],
-        ),
         # `conda run -p /opt/envs/train python -m ipykernel`: base's conda, train's Python.
         (None, "/opt/conda/bin/conda", "/opt/envs/train", []),
         ("/opt/envs/train", "/opt/envs/train/bin/python", "/opt/envs/train", []),
