@@ -10,10 +10,10 @@ import {
 import { InspectionPhase } from '../tokens';
 
 /**
- * A state in a phase, at generation 3.
+ * A state in a phase.
  */
 function inPhase(phase: InspectionPhase): IInspectionState {
-  return { phase, generation: 3 };
+  return { phase };
 }
 
 const ALL_PHASES: InspectionPhase[] = [
@@ -29,23 +29,20 @@ const ALL_PHASES: InspectionPhase[] = [
 
 describe('an inspection', () => {
   it('starts with no kernel', () => {
-    expect(INITIAL_STATE).toEqual({ phase: 'no-kernel', generation: 0 });
+    expect(INITIAL_STATE).toEqual({ phase: 'no-kernel' });
   });
 
   it.each(ALL_PHASES)(
     'from %s, begins anew on a start, a kernel gone or a restart',
     phase => {
       expect(nextState(inPhase(phase), { type: 'start' })).toEqual({
-        phase: 'server',
-        generation: 4
+        phase: 'server'
       });
       expect(nextState(inPhase(phase), { type: 'no-kernel' })).toEqual({
-        phase: 'no-kernel',
-        generation: 4
+        phase: 'no-kernel'
       });
       expect(nextState(inPhase(phase), { type: 'restarting' })).toEqual({
-        phase: 'waiting',
-        generation: 4
+        phase: 'waiting'
       });
     }
   );
@@ -57,7 +54,7 @@ describe('an inspection', () => {
         python: true,
         idle: true
       })
-    ).toEqual({ phase: 'probing', generation: 3 });
+    ).toEqual({ phase: 'probing' });
   });
 
   it('waits for a busy Python kernel, then probes it once idle', () => {
@@ -66,10 +63,9 @@ describe('an inspection', () => {
       python: true,
       idle: false
     });
-    expect(waiting).toEqual({ phase: 'waiting', generation: 3 });
+    expect(waiting).toEqual({ phase: 'waiting' });
     expect(nextState(waiting, { type: 'kernel-idle' })).toEqual({
-      phase: 'probing',
-      generation: 3
+      phase: 'probing'
     });
   });
 
@@ -87,8 +83,7 @@ describe('an inspection', () => {
 
   it('fails when the server cannot inspect the kernel', () => {
     expect(nextState(inPhase('server'), { type: 'server-failed' })).toEqual({
-      phase: 'failed',
-      generation: 3
+      phase: 'failed'
     });
   });
 
@@ -101,7 +96,7 @@ describe('an inspection', () => {
     (type, phase) => {
       expect(
         nextState(inPhase('probing'), { type } as InspectionEvent)
-      ).toEqual({ phase, generation: 3 });
+      ).toEqual({ phase });
     }
   );
 

@@ -1,6 +1,6 @@
 import { ISessionContext } from '@jupyterlab/apputils';
 import { NotebookModel } from '@jupyterlab/notebook';
-import { Kernel, KernelMessage } from '@jupyterlab/services';
+import { Kernel, KernelMessage, ServerConnection } from '@jupyterlab/services';
 import { nullTranslator } from '@jupyterlab/translation';
 import { Signal } from '@lumino/signaling';
 
@@ -18,7 +18,7 @@ import {
   torchCpuPackages
 } from './envPayloads';
 import { a5000Snapshot } from './payloads';
-import { endpoint, fakeServer, requestedUrl } from './server';
+import { endpoint, fakeServer, HUB_BASE_URL, requestedUrl } from './server';
 
 /**
  * A kernel whose execute requests are answered with the next of `replies`
@@ -298,6 +298,48 @@ describe('EnvironmentInspector', () => {
     expect(diagnoseBodies[diagnoseBodies.length - 1].kernel_id).toBe(
       'kernel-2'
     );
+  });
+
+  it("shows the new kernel's answer, never the late one for the kernel it left", async () => {
+    let answerFirstKernel!: () => void;
+    const firstKernelAnswers = new Promise<void>(resolve => {
+      answerFirstKernel = resolve;
+    });
+    // The server answers for kernel-1 only once the test says so.
+    const slowSettings = ServerConnection.makeSettings({
+      baseUrl: HUB_BASE_URL,
+      fetch: async (input: RequestInfo | URL) => {
+        const request = input as Request;
+        if ((await request.clone().text()).includes('"kernel-1"')) {
+          await firstKernelAnswers;
+        }
+        return server.settings.fetch(request);
+      }
+    });
+    inspector.dispose();
+    inspector = new EnvironmentInspector({
+      serverSettings: slowSettings,
+      gpuModel,
+      translator: nullTranslator
+    });
+    inspector.setTarget(target());
+    inspector.watch();
+    expect(inspector.phase).toBe('server');
+
+    const other = new FakeKernel('kernel-2');
+    other.replies.push(probeReplies.plain());
+    session.setKernel(other);
+    await until(() => inspector.phase === 'probed');
+    answerFirstKernel();
+    await until(() =>
+      diagnoseBodies.some(body => body.kernel_id === 'kernel-1')
+    );
+    await new Promise(resolve => setTimeout(resolve, 20));
+
+    expect(inspector.phase).toBe('probed');
+    expect(inspector.report?.kernel_id).toBe('kernel-2');
+    expect(inspector.probe?.packages['numpy']).toBeNull();
+    expect(kernel.requests).toEqual([]);
   });
 
   it('ignores the busy and idle of its own probe and of other requests', async () => {

@@ -32,46 +32,34 @@ export interface IInspectionState {
    * The phase it is in.
    */
   readonly phase: InspectionPhase;
-  /**
-   * Counts the inspections begun: an answer to an earlier one is stale.
-   */
-  readonly generation: number;
 }
 
 /**
  * The state before anything is inspected.
  */
 export const INITIAL_STATE: IInspectionState = {
-  phase: 'no-kernel',
-  generation: 0
+  phase: 'no-kernel'
 };
 
 /**
  * The state an event leads to; the same state when the event means nothing
  * in it (a late answer, an idle kernel with no probe waiting).
  *
- * A `start`, `no-kernel` or `restarting` begins a new generation: what the
- * earlier one still awaits is then stale.
+ * A `start`, `no-kernel` or `restarting` begins a new inspection: the
+ * inspector then aborts what the earlier one still awaits.
  */
 export function nextState(
   state: IInspectionState,
   event: InspectionEvent
 ): IInspectionState {
-  const begin = (phase: InspectionPhase): IInspectionState => ({
-    phase,
-    generation: state.generation + 1
-  });
-  const move = (phase: InspectionPhase): IInspectionState => ({
-    phase,
-    generation: state.generation
-  });
+  const move = (phase: InspectionPhase): IInspectionState => ({ phase });
   switch (event.type) {
     case 'start':
-      return begin('server');
+      return move('server');
     case 'no-kernel':
-      return begin('no-kernel');
+      return move('no-kernel');
     case 'restarting':
-      return begin('waiting');
+      return move('waiting');
     case 'server-answered':
       if (state.phase !== 'server') {
         return state;

@@ -334,7 +334,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
    * Forget what was learnt about the previous kernel.
    */
   private _reset(): void {
-    this._send({ type: 'no-kernel' });
+    this._begin({ type: 'no-kernel' });
     this._deep = false;
     this._report = null;
     this._probe = null;
@@ -356,21 +356,22 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     const kernel = this._kernel;
     this._pendingProbe = null;
     if (!target || !kernel) {
-      this._send({ type: 'no-kernel' });
+      this._begin({ type: 'no-kernel' });
       this._changed.emit();
       return;
     }
-    const { generation } = this._send({ type: 'start' });
+    const signal = this._begin({ type: 'start' });
     this._inspectedKernel = kernel.id;
     this._deep = deep;
     this._error = null;
     // A new inspection: the server is asked without the previous answer.
     this._probe = null;
     this._changed.emit();
+    let report: IDiagnosis;
     try {
-      this._report = await this._diagnose(kernel.id);
+      report = await this._diagnose(kernel.id);
     } catch (error) {
-      if (this._isCurrent(generation)) {
+      if (!signal.aborted) {
         this._fail(
           { type: 'server-failed' },
           this._trans.__(
@@ -381,22 +382,23 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       }
       return;
     }
-    if (!this._isCurrent(generation)) {
+    if (signal.aborted) {
       return;
     }
-    await this._readEnvironment(this._report.prefix);
-    if (!this._isCurrent(generation)) {
+    this._report = report;
+    await this._readEnvironment(report.prefix, signal);
+    if (signal.aborted) {
       return;
     }
     this._updateKernelGpus();
     const python = await isPythonKernel(kernel).catch(() => true);
-    if (!this._isCurrent(generation)) {
+    if (signal.aborted) {
       return;
     }
     const idle = kernel.status === 'idle';
     this._send({ type: 'server-answered', python, idle });
     if (python && idle) {
-      await this._runProbe(generation, kernel, deep);
+      await this._runProbe(kernel, deep, signal);
       return;
     }
     if (python) {
@@ -408,11 +410,13 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   /**
    * Probe the kernel (the inspection is probing), then ask the server again
    * with the answer.
+   *
+   * @param signal - aborted when a newer inspection begins
    */
   private async _runProbe(
-    generation: number,
     kernel: Kernel.IKernelConnection,
-    deep: boolean
+    deep: boolean,
+    signal: AbortSignal
   ): Promise<void> {
     this._deep = deep;
     this._changed.emit();
@@ -427,7 +431,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       });
       probe = await runProbe(kernel, expression, timeoutSeconds * 1000);
     } catch (error) {
-      if (!this._isCurrent(generation)) {
+      if (signal.aborted) {
         return;
       }
       if (error instanceof ProbeError && error.kind === 'timeout') {
@@ -451,23 +455,22 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       }
       return;
     }
-    if (!this._isCurrent(generation)) {
+    if (signal.aborted) {
       return;
     }
     this._probe = probe;
-    try {
-      this._report = await this._diagnose(kernel.id);
-    } catch {
-      // The server's earlier report stands; the probe's answer is shown.
-    }
-    if (!this._isCurrent(generation)) {
+    // Should the server fail now, its first report stands beside the probe's
+    // answer.
+    const report = await this._diagnose(kernel.id).catch(() => this._report);
+    if (signal.aborted) {
       return;
     }
-    if (this._report?.prefix !== this._environment?.prefix) {
-      await this._readEnvironment(this._report?.prefix ?? probe.prefix);
+    this._report = report;
+    if (report?.prefix !== this._environment?.prefix) {
+      await this._readEnvironment(report?.prefix ?? probe.prefix, signal);
     }
-    await this._updateDrift();
-    if (!this._isCurrent(generation)) {
+    await this._updateDrift(signal);
+    if (signal.aborted) {
       return;
     }
     this._send({ type: 'probe-answered' });
@@ -492,42 +495,63 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   /**
    * Find the kernel's environment in the server's listing and read the
    * frameworks' versions from its records. A failure leaves them unknown.
+   *
+   * @param signal - aborted when a newer inspection begins: nothing is kept
    */
-  private async _readEnvironment(prefix: string | null): Promise<void> {
+  private async _readEnvironment(
+    prefix: string | null,
+    signal: AbortSignal
+  ): Promise<void> {
     await this.environments.load();
-    this._environment = environmentOfPrefix(
+    if (signal.aborted) {
+      return;
+    }
+    const environment = environmentOfPrefix(
       this.environments.environments ?? [],
       prefix
     );
-    if (!this._environment) {
+    if (!environment) {
+      this._environment = null;
       return;
     }
-    try {
-      const { packages } = await this.environments.loadPackages(
-        this._environment.id
-      );
-      this._serverPackages = packageVersions(packages, FRAMEWORKS);
-      this._condaPackages = new Set(
-        packages
-          .filter(record => record.installer === 'conda')
-          .map(record => record.name)
-      );
-    } catch {
-      this._serverPackages = null;
+    const records = await this.environments
+      .loadPackages(environment.id)
+      .catch(() => null);
+    if (signal.aborted) {
+      return;
     }
+    this._environment = environment;
+    if (!records) {
+      this._serverPackages = null;
+      return;
+    }
+    this._serverPackages = packageVersions(records.packages, FRAMEWORKS);
+    this._condaPackages = new Set(
+      records.packages
+        .filter(record => record.installer === 'conda')
+        .map(record => record.name)
+    );
   }
 
   /**
    * Compare the fingerprint with the kernel as the probe describes it.
+   *
+   * @param signal - aborted when a newer inspection begins: nothing is kept
    */
-  private async _updateDrift(): Promise<void> {
+  private async _updateDrift(signal: AbortSignal): Promise<void> {
     const recorded = this._fingerprint;
     const current = recorded ? await this.currentFingerprint() : null;
+    if (signal.aborted) {
+      return;
+    }
     if (!recorded || !current) {
       this._drift = [];
       return;
     }
     const { diffFingerprint, driftFindings } = await import('./fingerprint');
+    if (signal.aborted) {
+      return;
+    }
     this._drift = driftFindings(
       diffFingerprint(recorded, current),
       recorded,
@@ -555,16 +579,26 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   /**
    * Move the inspection on (see inspection.ts).
    */
-  private _send(event: InspectionEvent): IInspectionState {
+  private _send(event: InspectionEvent): void {
     this._state = nextState(this._state, event);
-    return this._state;
   }
 
   /**
-   * Whether an answer awaited since this generation is still wanted.
+   * Begin a new inspection with its first event, and abort the previous one:
+   * what that one still awaits would overwrite what this one learns.
+   *
+   * @returns the new inspection's signal, for each of its async steps
    */
-  private _isCurrent(generation: number): boolean {
-    return generation === this._state.generation;
+  private _begin(
+    event: Extract<
+      InspectionEvent,
+      { type: 'start' | 'no-kernel' | 'restarting' }
+    >
+  ): AbortSignal {
+    this._inspection.abort();
+    this._inspection = new AbortController();
+    this._send(event);
+    return this._inspection.signal;
   }
 
   /**
@@ -638,7 +672,7 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     if (status === 'restarting' || status === 'autorestarting') {
       this._announced.delete(kernel.id);
       this._inspectedKernel = null;
-      this._send({ type: 'restarting' });
+      this._begin({ type: 'restarting' });
       this._pendingProbe = null;
       this._probe = null;
       this._changed.emit();
@@ -648,8 +682,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
       } else if (this._pendingProbe) {
         const { deep } = this._pendingProbe;
         this._pendingProbe = null;
-        const { generation } = this._send({ type: 'kernel-idle' });
-        void this._runProbe(generation, kernel, deep);
+        // The probe belongs to the inspection that waited for the kernel.
+        this._send({ type: 'kernel-idle' });
+        void this._runProbe(kernel, deep, this._inspection.signal);
       }
     }
   }
@@ -672,18 +707,22 @@ export class EnvironmentInspector implements IEnvironmentInspector {
     this._fingerprint = fingerprint;
     const kernel = this._kernel;
     if (this._probe && kernel) {
-      const { generation } = this._state;
+      const { signal } = this._inspection;
       void Promise.all([
         this._diagnose(kernel.id).then(
           report => {
-            if (this._isCurrent(generation)) {
+            if (!signal.aborted) {
               this._report = report;
             }
           },
           () => undefined
         ),
-        this._updateDrift()
+        this._updateDrift(signal)
       ]).then(() => {
+        if (signal.aborted) {
+          // The newer inspection compares and tells the drift itself.
+          return;
+        }
         this._changed.emit();
         // A fingerprint read after the probe answered (a notebook still
         // loading) is checked as at the kernel's start.
@@ -702,6 +741,9 @@ export class EnvironmentInspector implements IEnvironmentInspector {
   private _target: IInspectionTarget | null = null;
   private _watchers = 0;
   private _state: IInspectionState = INITIAL_STATE;
+  // Aborted when a newer inspection begins; the probe that waits for an idle
+  // kernel and a re-comparison of the fingerprint join the current one.
+  private _inspection = new AbortController();
   private _kernelGpus: IKernelGpus | null = null;
   private _kernelGpusChanged = new Signal<this, IKernelGpus | null>(this);
   private _deep = false;
