@@ -11,6 +11,7 @@ import tomllib
 from jupyterlab_gpu_monitor.conda.model import Package
 from jupyterlab_gpu_monitor.conda.prefix import Project, manager_of, project_of
 from jupyterlab_gpu_monitor.conda.records import packages
+from jupyterlab_gpu_monitor.contract import constant
 from jupyterlab_gpu_monitor.cuda_compat import (
     interpreter,
     minimum_driver,
@@ -168,6 +169,28 @@ def test_an_idle_gpu_finding_says_why_from_the_kernels_cpu():
     for cpu in (30.0, None):
         (unsure,) = diagnose(held_at_12_percent(cpu))
         assert unsure.evidence.endswith("the GPU is waiting for data")
+
+
+def test_the_idle_gpu_rule_takes_its_figures_at_their_word():
+    # Held exactly the rule's MiB counts as held; exactly the threshold is not low; exactly
+    # the busy CPU is busy, exactly the idle one is not idle (api_schema/rules.json).
+    held, low = constant("HeldMemoryMib"), constant("LowUtilizationPercent")
+    at = held_at_12_percent(constant("KernelCpuBusyPercent"))
+    at.held_memory_mib = {0: held}
+    (finding,) = diagnose(at)
+    assert "preparing data holds the GPU back" in finding.evidence
+    at.recent_cpu_percent = constant("KernelCpuIdlePercent")
+    (finding,) = diagnose(at)
+    assert finding.evidence.endswith("the GPU is waiting for data")
+    at.recent_utilization = {0: low}
+    assert diagnose(at) == []
+    at.recent_utilization, at.held_memory_mib = {0: low - 0.5}, {0: held - 1}
+    assert diagnose(at) == []
+    slowing = slowing_down_at_91_c()
+    slowing.held_memory_mib = {0: held}
+    assert ids(diagnose(slowing)) == [("gpu-slows-down", "warning")]
+    slowing.held_memory_mib = {0: held - 1}
+    assert diagnose(slowing) == []
 
 
 def test_a_gpu_the_kernel_uses_that_slows_down_is_a_finding_with_its_reason():

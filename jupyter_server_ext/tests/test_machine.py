@@ -15,7 +15,7 @@ from jupyterlab_gpu_monitor.kernel.usage import KernelUsageReader
 from jupyterlab_gpu_monitor.machine import process_reads
 from jupyterlab_gpu_monitor.machine.cgroup import LIMITS_SECONDS, Cgroup
 from jupyterlab_gpu_monitor.machine.host import MachineReader
-from jupyterlab_gpu_monitor.machine.model import MIB, rate_window
+from jupyterlab_gpu_monitor.machine.model import MIB, rate_seconds, rate_window
 from jupyterlab_gpu_monitor.machine.proc_files import DISKS_SECONDS, DiskCounters, read_meminfo
 
 from . import cgroup_layouts as layouts
@@ -321,6 +321,17 @@ def test_rates_over_a_pause_of_the_sampler_are_none_not_its_average(kernel_tree)
     # Within the window, the same readers measure.
     machine.read()
     assert machine.read().cpu_percent is not None
+
+
+def test_a_rate_is_taken_over_up_to_its_whole_window_and_never_over_no_time():
+    # The rule of every rate (machine, kernels, processes, GPU links): a read exactly the
+    # window after the last still measures; a second read at the same instant (a clock that
+    # did not move) or none before gives no rate rather than a division by zero.
+    assert rate_seconds(100.0, 105.0, window=5.0) == 5.0
+    assert rate_seconds(100.0, 105.5, window=5.0) is None
+    assert rate_seconds(100.0, 100.0, window=5.0) is None
+    assert rate_seconds(100.0, 99.0, window=5.0) is None
+    assert rate_seconds(None, 100.0, window=5.0) is None
 
 
 def test_a_kernel_that_is_gone_uses_nothing():
