@@ -11,12 +11,11 @@ import { notificationText, WARNING_AUTO_CLOSE_MS } from '../notification';
 import { NotificationSlots } from '../notificationSlots';
 import { CommandIDs, IGpuMonitorModel } from '../tokens';
 import {
-  ENABLED_SETTING,
+  ALERTS,
   GpuAlertKind,
   GpuAlerts,
   IAlertThresholds,
   IGpuAlert,
-  NotificationKind,
   SourceHealth
 } from './alerts';
 import { describeFailure } from '../gpu/failure';
@@ -139,12 +138,12 @@ export class AlertNotifier implements IDisposable {
         notificationText(
           trans.__('The GPUs can no longer be read: %1', reason)
         ),
-        { autoClose: false, actions: this._actions('readFailure') }
+        { autoClose: false, actions: this._actions('readFailureEnabled') }
       );
     } else if (change === 'back') {
       Notification.success(trans.__('The GPUs can be read again.'), {
         autoClose: 5000,
-        actions: this._actions('readFailure')
+        actions: this._actions('readFailureEnabled')
       });
     }
   }
@@ -159,7 +158,6 @@ export class AlertNotifier implements IDisposable {
     try {
       loaded = await Promise.all([
         import('./alertMessages'),
-        import('./alertActions'),
         idle
           ? fetchKernels(this._serverSettings).catch(() => null)
           : Promise.resolve(null)
@@ -168,7 +166,7 @@ export class AlertNotifier implements IDisposable {
       console.error('Failed to load the words of the GPU alerts.', reason);
       return;
     }
-    const [{ alertNotices }, { holderActions }, kernels] = loaded;
+    const [{ ALERT_NOTICES, alertNotices }, kernels] = loaded;
     const shownBefore = new Map(
       [...this._named].filter(([kind]) => this._notices.has(kind))
     );
@@ -181,12 +179,12 @@ export class AlertNotifier implements IDisposable {
       kernels
     )) {
       this._named.set(kind, shown);
-      // A lost GPU needs someone to act; the others are warnings.
-      this._notices.show(kind, kind === 'lost' ? 'error' : 'warning', message, {
-        autoClose: kind === 'lost' ? false : WARNING_AUTO_CLOSE_MS,
+      const notice = ALERT_NOTICES[kind];
+      this._notices.show(kind, notice.type, message, {
+        autoClose: notice.type === 'error' ? false : WARNING_AUTO_CLOSE_MS,
         actions: this._actions(
-          kind,
-          holderActions(shown, this._commands, this._trans)
+          ALERTS[kind].enabledBy,
+          notice.actions?.(shown, this._commands, this._trans)
         )
       });
     }
@@ -195,10 +193,10 @@ export class AlertNotifier implements IDisposable {
   /**
    * A notification's buttons: where it has actions of its own, the mute alone
    * beside them (more buttons would crowd them out); else open the panel,
-   * mute, and the settings.
+   * mute, and the settings. The mute turns `enabledBy` off.
    */
   private _actions(
-    kind: NotificationKind,
+    enabledBy: keyof IAlertThresholds,
     own: Notification.IAction[] = []
   ): Notification.IAction[] {
     const trans = this._trans;
@@ -222,7 +220,7 @@ export class AlertNotifier implements IDisposable {
               'Turn this kind of GPU notification off in the settings'
             ),
             callback: () => {
-              settings.set(ENABLED_SETTING[kind], false)?.catch(reason => {
+              settings.set(enabledBy, false)?.catch(reason => {
                 console.error('Failed to switch the GPU alert off.', reason);
               });
             }

@@ -5,38 +5,6 @@ import { SLOWING_REASONS } from '../gpu/slowingReasons';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
- * What an alert is about.
- *
- * - `lost`: the GPU no longer answers the driver (fell off the bus, Xid 79):
- *   it needs a reset or a reboot
- * - `memory`: memory in use above a share of the total
- * - `temperature`: the core above a temperature
- * - `slowdown`: the clocks held down for heat, a power brake or a hardware
- *   signal, for {@link SLOWDOWN_SECONDS}
- * - `lowUtilization`: utilisation low for minutes while memory is held (a
- *   GPU waiting on data, or a kernel that holds a GPU it no longer uses)
- */
-export type GpuAlertKind =
-  'lost' | 'memory' | 'temperature' | 'slowdown' | 'lowUtilization';
-
-/**
- * The alerts in the order they are checked and reported.
- */
-export const ALERT_KINDS: readonly GpuAlertKind[] = [
-  'lost',
-  'memory',
-  'temperature',
-  'slowdown',
-  'lowUtilization'
-];
-
-/**
- * What a notification of the alerts plugin is about: a GPU alert, or the
- * GPUs that can no longer be read.
- */
-export type NotificationKind = GpuAlertKind | 'readFailure';
-
-/**
  * When to raise alerts; the properties of the alerts plugin's settings.
  */
 export interface IAlertThresholds {
@@ -123,9 +91,179 @@ export const SLOWDOWN_SECONDS = 10;
 
 /**
  * Readings further apart than this, in seconds, do not make one episode of
- * low utilisation: what happened between them is unknown.
+ * a condition that must last (a slowdown, low utilisation): what happened
+ * between them is unknown.
  */
 export const MAX_OBSERVATION_GAP_SECONDS = 120;
+
+/**
+ * Where one kind of alert of one GPU stands.
+ */
+export interface IAlertEpisode {
+  /**
+   * Whether an episode was reported and has not ended.
+   */
+  firing: boolean;
+  /**
+   * When the condition started to hold (a condition that must last only).
+   */
+  since: number | null;
+  /**
+   * When the condition was last seen holding (a condition that must last
+   * only).
+   */
+  seen: number | null;
+  /**
+   * The memory that grows toward the total, in MiB, at each reading of
+   * the last {@link GROWTH_WINDOW_SECONDS} (memory only).
+   */
+  recent?: { timestamp: number; mib: number }[];
+}
+
+/**
+ * One kind of GPU alert: the setting that switches it on, and how a GPU's
+ * readings start and end its episodes. How its notification reads is in
+ * `alertMessages.ts`, which loads with the first alert.
+ */
+export interface IAlertCheck {
+  /**
+   * The setting that switches it on and off.
+   */
+  enabledBy: keyof IAlertThresholds;
+  /**
+   * Advance an episode with a GPU's reading; the reading the alert reports
+   * when an episode starts (the `value` of {@link IGpuAlert}), null
+   * otherwise.
+   */
+  step(
+    episode: IAlertEpisode,
+    gpu: IGpu,
+    timestamp: number,
+    thresholds: IAlertThresholds
+  ): number | null;
+  /**
+   * What its alert tells beyond the reading.
+   */
+  details?(gpu: IGpu): Pick<IGpuAlert, 'reason' | 'holder'>;
+  /**
+   * Whether a GPU's condition is news to every user of the server, even with
+   * {@link IAlertThresholds.onlyMyGpus} on and no kernel of ours on it.
+   */
+  newsToAll?(gpu: IGpu): boolean;
+  /**
+   * Start the episode of a GPU that a kernel of this server took, since the
+   * last reading, at `timestamp`.
+   */
+  takenAt?(episode: IAlertEpisode, timestamp: number): void;
+}
+
+/**
+ * Every kind of GPU alert, in the order they are checked and reported.
+ */
+export const ALERTS = {
+  /**
+   * The GPU no longer answers the driver (fell off the bus, Xid 79): it
+   * needs a reset or a reboot. Reports NaN.
+   */
+  lost: {
+    // A lost GPU is one that can no longer be read.
+    enabledBy: 'readFailureEnabled',
+    // Its processes, ours among them, are gone with it.
+    newsToAll: gpu => Private.isLost(gpu),
+    step: (episode, gpu) => {
+      const lost = Private.isLost(gpu);
+      const starts = lost && !episode.firing;
+      episode.firing = lost;
+      return starts ? NaN : null;
+    }
+  },
+  /**
+   * Memory in use above a share of the total. Reports the percent in use.
+   */
+  memory: {
+    enabledBy: 'memoryEnabled',
+    // A kernel of ours that took the GPU since the last reading grew from
+    // nothing; one that held it when the page opened did not (the page
+    // tells nothing it told before it was reloaded).
+    takenAt: (episode, timestamp) => {
+      episode.recent = [{ timestamp, mib: 0 }];
+    },
+    step: (episode, gpu, timestamp, thresholds) => {
+      const grew = Private.growing(episode, gpu, timestamp);
+      return Private.crossing(
+        episode,
+        thresholds.memoryOnlyWhenGrowing && !episode.firing && !grew
+          ? null
+          : Private.memoryPercent(gpu),
+        thresholds.memoryPercent
+      );
+    }
+  },
+  /**
+   * The core above a temperature. Reports it, in °C.
+   */
+  temperature: {
+    enabledBy: 'temperatureEnabled',
+    step: (episode, gpu, timestamp, thresholds) =>
+      Private.crossing(
+        episode,
+        gpu.temperature_c,
+        thresholds.temperatureCelsius
+      )
+  },
+  /**
+   * The clocks held down for heat, a power brake or a hardware signal, for
+   * {@link SLOWDOWN_SECONDS}. Reports the temperature (NaN if unknown).
+   */
+  slowdown: {
+    enabledBy: 'slowdownEnabled',
+    step: (episode, gpu, timestamp) =>
+      Private.lasted(
+        episode,
+        Private.slowing(gpu).length > 0,
+        timestamp,
+        SLOWDOWN_SECONDS
+      )
+        ? (gpu.temperature_c ?? NaN)
+        : null,
+    details: gpu => ({ reason: Private.slowing(gpu)[0] })
+  },
+  /**
+   * Utilisation low for minutes while memory is held (a GPU waiting on data,
+   * or a kernel that holds a GPU it no longer uses). Reports the
+   * utilisation, in percent.
+   */
+  lowUtilization: {
+    enabledBy: 'lowUtilizationEnabled',
+    step: (episode, gpu, timestamp, thresholds) => {
+      const utilization = gpu.utilization_gpu;
+      const holds =
+        utilization !== null &&
+        utilization < thresholds.lowUtilizationPercent &&
+        gpu.memory_used_mib !== null &&
+        gpu.memory_used_mib >= HELD_MEMORY_MIB;
+      return Private.lasted(
+        episode,
+        holds,
+        timestamp,
+        thresholds.lowUtilizationMinutes * 60
+      )
+        ? utilization
+        : null;
+    },
+    details: gpu => ({ holder: Private.holder(gpu) })
+  }
+} satisfies Record<string, IAlertCheck>;
+
+/**
+ * What an alert is about: a key of {@link ALERTS}.
+ */
+export type GpuAlertKind = keyof typeof ALERTS;
+
+/**
+ * The alerts in the order they are checked and reported.
+ */
+export const ALERT_KINDS = Object.keys(ALERTS) as readonly GpuAlertKind[];
 
 /**
  * An alert that has just started.
@@ -153,9 +291,8 @@ export interface IGpuAlert {
    */
   gpuBusId: string | null;
   /**
-   * The reading that crossed the threshold: percent of memory, °C, or
-   * percent utilisation; for a slowdown, the temperature (NaN if unknown);
-   * NaN for a lost GPU.
+   * The reading that crossed the threshold, as its kind in {@link ALERTS}
+   * says.
    */
   value: number;
   /**
@@ -291,12 +428,10 @@ export class GpuAlerts {
     const started: IGpuAlert[] = [];
     for (const gpu of snapshot.gpus) {
       const key = gpu.uuid ?? `#${gpu.index}`;
-      // A lost GPU is news to everyone on the server: its processes (ours
-      // among them) are gone with it.
       if (
         this._thresholds.onlyMyGpus &&
         !Private.heldByOurKernels(gpu) &&
-        !Private.isLost(gpu)
+        !Private.newsToAll(gpu)
       ) {
         // No longer ours (our kernel exited): its episodes end with it, so
         // that the GPU alerts again when a kernel of ours comes back.
@@ -307,23 +442,23 @@ export class GpuAlerts {
       let state = this._states.get(key);
       if (!state) {
         state = Private.idleState();
-        // A kernel of ours that took the GPU since the last reading grew
-        // from nothing; one that held it when the page opened did not (the
-        // page tells nothing it told before it was reloaded).
         const notOurs = this._notOurs.get(key);
         if (notOurs !== undefined) {
-          state.memory.recent = [{ timestamp: notOurs, mib: 0 }];
+          for (const kind of ALERT_KINDS) {
+            const check: IAlertCheck = ALERTS[kind];
+            check.takenAt?.(state[kind], notOurs);
+          }
         }
         this._states.set(key, state);
       }
       this._notOurs.delete(key);
       for (const kind of ALERT_KINDS) {
+        const check: IAlertCheck = ALERTS[kind];
         if (!Private.isEnabled(this._thresholds, kind)) {
           continue;
         }
-        const value = Private.step(
+        const value = check.step(
           state[kind],
-          kind,
           gpu,
           snapshot.timestamp,
           this._thresholds
@@ -337,8 +472,7 @@ export class GpuAlerts {
             gpuBusId: gpu.pci_bus_id,
             value,
             memoryUsedMiB: gpu.memory_used_mib,
-            ...(kind === 'slowdown' && { reason: Private.slowing(gpu)[0] }),
-            ...(kind === 'lowUtilization' && { holder: Private.holder(gpu) })
+            ...check.details?.(gpu)
           });
         }
       }
@@ -351,21 +485,6 @@ export class GpuAlerts {
   private _states = new Map<string, Private.GpuState>();
   private _notOurs = new Map<string, number>();
 }
-
-/**
- * The setting that switches a kind of notification on and off.
- */
-export const ENABLED_SETTING: {
-  [K in NotificationKind]: keyof IAlertThresholds;
-} = {
-  // A lost GPU is one that can no longer be read.
-  lost: 'readFailureEnabled',
-  memory: 'memoryEnabled',
-  temperature: 'temperatureEnabled',
-  slowdown: 'slowdownEnabled',
-  lowUtilization: 'lowUtilizationEnabled',
-  readFailure: 'readFailureEnabled'
-};
 
 /**
  * A change of whether the GPUs can be read, worth one notification: `lost`
@@ -417,49 +536,45 @@ export class SourceHealth {
  */
 namespace Private {
   /**
-   * Where one kind of alert of one GPU stands.
-   */
-  export interface IEpisode {
-    /**
-     * Whether an episode was reported and has not ended.
-     */
-    firing: boolean;
-    /**
-     * When the condition started to hold (low utilisation only).
-     */
-    since: number | null;
-    /**
-     * When the condition was last seen holding (low utilisation only).
-     */
-    seen: number | null;
-    /**
-     * The memory that grows toward the total, in MiB, at each reading of
-     * the last {@link GROWTH_WINDOW_SECONDS} (memory only).
-     */
-    recent?: { timestamp: number; mib: number }[];
-  }
-
-  /**
    * The episodes of one GPU.
    */
-  export type GpuState = { [K in GpuAlertKind]: IEpisode };
+  export type GpuState = { [K in GpuAlertKind]: IAlertEpisode };
 
   /**
    * No episode under way.
    */
-  export const IDLE: IEpisode = { firing: false, since: null, seen: null };
+  export const IDLE: IAlertEpisode = { firing: false, since: null, seen: null };
 
   /**
    * A GPU with no episode under way.
    */
   export function idleState(): GpuState {
-    return {
-      lost: { ...IDLE },
-      memory: { ...IDLE },
-      temperature: { ...IDLE },
-      slowdown: { ...IDLE },
-      lowUtilization: { ...IDLE }
-    };
+    const state = {} as GpuState;
+    for (const kind of ALERT_KINDS) {
+      state[kind] = { ...IDLE };
+    }
+    return state;
+  }
+
+  /**
+   * Whether a kind of alert is switched on.
+   */
+  export function isEnabled(
+    thresholds: IAlertThresholds,
+    kind: GpuAlertKind
+  ): boolean {
+    return thresholds[ALERTS[kind].enabledBy] === true;
+  }
+
+  /**
+   * Whether a GPU's condition is news to every user of the server for some
+   * kind of alert.
+   */
+  export function newsToAll(gpu: IGpu): boolean {
+    return ALERT_KINDS.some(kind => {
+      const check: IAlertCheck = ALERTS[kind];
+      return check.newsToAll?.(gpu) ?? false;
+    });
   }
 
   /**
@@ -479,58 +594,6 @@ namespace Private {
   }
 
   /**
-   * Whether a kind of alert is switched on.
-   */
-  export function isEnabled(
-    thresholds: IAlertThresholds,
-    kind: GpuAlertKind
-  ): boolean {
-    return thresholds[ENABLED_SETTING[kind]] === true;
-  }
-
-  /**
-   * Advance one episode with a GPU's reading; the reading when an episode
-   * starts, null otherwise.
-   */
-  export function step(
-    episode: IEpisode,
-    kind: GpuAlertKind,
-    gpu: IGpu,
-    timestamp: number,
-    thresholds: IAlertThresholds
-  ): number | null {
-    const memory = memoryPercent(gpu);
-    switch (kind) {
-      case 'lost': {
-        const lost = isLost(gpu);
-        const starts = lost && !episode.firing;
-        episode.firing = lost;
-        return starts ? NaN : null;
-      }
-      case 'memory': {
-        const grew = growing(episode, gpu, timestamp);
-        return crossing(
-          episode,
-          thresholds.memoryOnlyWhenGrowing && !episode.firing && !grew
-            ? null
-            : memory,
-          thresholds.memoryPercent
-        );
-      }
-      case 'temperature':
-        return crossing(
-          episode,
-          gpu.temperature_c,
-          thresholds.temperatureCelsius
-        );
-      case 'slowdown':
-        return slowdown(episode, gpu, timestamp);
-      case 'lowUtilization':
-        return lowUtilization(episode, gpu, memory, timestamp, thresholds);
-    }
-  }
-
-  /**
    * The reasons the GPU gives now for slowing down, the most serious first.
    */
   export function slowing(gpu: IGpu): ClockThrottleReason[] {
@@ -539,20 +602,22 @@ namespace Private {
   }
 
   /**
-   * An episode of a GPU slowing down, reported once it has lasted
-   * {@link SLOWDOWN_SECONDS}; it ends with the first reading without it.
+   * Advance an episode of a condition that must last `seconds` before it is
+   * reported; whether the episode starts now. It ends with the first reading
+   * without the condition.
    */
-  function slowdown(
-    episode: IEpisode,
-    gpu: IGpu,
-    timestamp: number
-  ): number | null {
-    if (slowing(gpu).length === 0) {
+  export function lasted(
+    episode: IAlertEpisode,
+    holds: boolean,
+    timestamp: number,
+    seconds: number
+  ): boolean {
+    if (!holds) {
       Object.assign(episode, IDLE);
-      return null;
+      return false;
     }
-    // Two slowdowns with readings missed between them (a tab asleep) are
-    // not one that lasted.
+    // Two spells with readings missed between them (a tab asleep) are not
+    // one that lasted.
     if (
       !episode.firing &&
       (episode.seen === null ||
@@ -561,11 +626,11 @@ namespace Private {
       episode.since = timestamp;
     }
     episode.seen = timestamp;
-    if (!episode.firing && timestamp - episode.since! >= SLOWDOWN_SECONDS) {
+    if (!episode.firing && timestamp - episode.since! >= seconds) {
       episode.firing = true;
-      return gpu.temperature_c ?? NaN;
+      return true;
     }
-    return null;
+    return false;
   }
 
   /**
@@ -574,7 +639,11 @@ namespace Private {
    * {@link GROWTH_WINDOW_SECONDS}: that of this server's kernels where they
    * hold some, else all of it. Keeps the readings it needs in the episode.
    */
-  function growing(episode: IEpisode, gpu: IGpu, timestamp: number): boolean {
+  export function growing(
+    episode: IAlertEpisode,
+    gpu: IGpu,
+    timestamp: number
+  ): boolean {
     const ours = gpu.processes.filter(process => process.kernel_id !== null);
     const mib =
       ours.length > 0
@@ -596,8 +665,8 @@ namespace Private {
    * An episode of a reading above a threshold, which ends
    * {@link REARM_MARGIN} below it. An unknown reading changes nothing.
    */
-  function crossing(
-    episode: IEpisode,
+  export function crossing(
+    episode: IAlertEpisode,
     value: number | null,
     threshold: number
   ): number | null {
@@ -610,45 +679,6 @@ namespace Private {
     }
     if (episode.firing && value <= threshold - REARM_MARGIN) {
       episode.firing = false;
-    }
-    return null;
-  }
-
-  /**
-   * An episode of low utilisation while memory is held, reported once it
-   * has lasted the set minutes.
-   */
-  function lowUtilization(
-    episode: IEpisode,
-    gpu: IGpu,
-    memory: number | null,
-    timestamp: number,
-    thresholds: IAlertThresholds
-  ): number | null {
-    const utilization = gpu.utilization_gpu;
-    const holds =
-      utilization !== null &&
-      utilization < thresholds.lowUtilizationPercent &&
-      gpu.memory_used_mib !== null &&
-      gpu.memory_used_mib >= HELD_MEMORY_MIB;
-    if (!holds) {
-      Object.assign(episode, IDLE);
-      return null;
-    }
-    const unobserved =
-      episode.seen === null ||
-      timestamp - episode.seen > MAX_OBSERVATION_GAP_SECONDS;
-    if (unobserved && !episode.firing) {
-      episode.since = timestamp;
-    }
-    episode.seen = timestamp;
-    if (
-      !episode.firing &&
-      timestamp - (episode.since ?? timestamp) >=
-        thresholds.lowUtilizationMinutes * 60
-    ) {
-      episode.firing = true;
-      return utilization;
     }
     return null;
   }
@@ -672,7 +702,7 @@ namespace Private {
   /**
    * The share of a GPU's memory in use, in percent; null when unknown.
    */
-  function memoryPercent(gpu: IGpu): number | null {
+  export function memoryPercent(gpu: IGpu): number | null {
     return gpu.memory_used_mib === null || !gpu.memory_total_mib
       ? null
       : (gpu.memory_used_mib / gpu.memory_total_mib) * 100;
