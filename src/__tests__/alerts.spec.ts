@@ -7,9 +7,13 @@ import { alertMessage, alertNotices } from '../alerts/alertMessages';
 import {
   DEFAULT_ALERT_THRESHOLDS,
   GpuAlerts,
+  GROWTH_SHARE,
   IGpuAlert,
+  MAX_OBSERVATION_GAP_SECONDS,
+  REARM_MARGIN,
   SourceHealth
 } from '../alerts/alerts';
+import { HELD_MEMORY_MIB } from '../restapi/rules';
 import { MAX_MESSAGE_LENGTH } from '../notification';
 import {
   a100MigSnapshot,
@@ -252,6 +256,75 @@ describe('GpuAlerts', () => {
       expect(alerts.update(a5000At(seconds))).toEqual([]);
     }
     expect(alerts.update(a5000At(3900))).toHaveLength(2);
+  });
+
+  it('takes each figure of its rules at its word', () => {
+    // A reading at the threshold is not above it; an episode ends exactly
+    // the margin under it.
+    const celsius = DEFAULT_ALERT_THRESHOLDS.temperatureCelsius;
+    const hot = new GpuAlerts({
+      ...EVERY_GPU,
+      memoryEnabled: false,
+      lowUtilizationEnabled: false
+    });
+    const hotAt = (timestamp: number, temperature: number): string[] =>
+      hot
+        .update(a5000At(timestamp, { 0: { temperature_c: temperature } }))
+        .map(alert => alert.kind);
+    expect(hotAt(1, celsius)).toEqual([]);
+    expect(hotAt(2, celsius + 1)).toEqual(['temperature']);
+    expect(hotAt(3, celsius - REARM_MARGIN)).toEqual([]);
+    expect(hotAt(4, celsius + 1)).toEqual(['temperature']);
+
+    // Utilisation at the threshold is not low; the rule's MiB is held.
+    const percent = DEFAULT_ALERT_THRESHOLDS.lowUtilizationPercent;
+    const low = new GpuAlerts({ ...EVERY_GPU, memoryEnabled: false });
+    const lowAt = (timestamp: number, utilization: number): string[] =>
+      low
+        .update(
+          a5000At(timestamp, {
+            0: {
+              utilization_gpu: utilization,
+              memory_used_mib: HELD_MEMORY_MIB
+            },
+            1: { memory_used_mib: 0 }
+          })
+        )
+        .map(alert => alert.kind);
+    for (let seconds = 0; seconds <= 360; seconds += 60) {
+      expect(lowAt(seconds, percent)).toEqual([]);
+    }
+    for (let seconds = 400; seconds < 700; seconds += 60) {
+      expect(lowAt(seconds, percent - 1)).toEqual([]);
+    }
+    expect(lowAt(700, percent - 1)).toEqual(['lowUtilization']);
+
+    // Readings exactly the longest gap apart are one episode.
+    const watched = new GpuAlerts({ ...EVERY_GPU, memoryEnabled: false });
+    for (
+      let seconds = 0;
+      seconds < 300;
+      seconds += MAX_OBSERVATION_GAP_SECONDS
+    ) {
+      expect(watched.update(a5000At(seconds))).toEqual([]);
+    }
+    expect(watched.update(a5000At(360))).toHaveLength(2);
+
+    // Memory that grew exactly the growth share is growing.
+    const growing = new GpuAlerts({
+      ...DEFAULT_ALERT_THRESHOLDS,
+      onlyMyGpus: false
+    });
+    const memoryAt = (timestamp: number, mib: number): number =>
+      growing
+        .update(
+          a5000At(timestamp, {
+            0: { memory_total_mib: 25600, memory_used_mib: mib }
+          })
+        )
+        .filter(alert => alert.kind === 'memory').length;
+    expect(memoryAt(1, 23000)).toBe(0);
+    expect(memoryAt(2, 23000 + GROWTH_SHARE * 25600)).toBe(1);
   });
 
   it('ignores failed reads, repeated snapshots and GPUs without the reading', () => {
