@@ -298,17 +298,13 @@ namespace Private {
     style: EnvironmentFileStyle,
     trans: TranslationBundle
   ): string {
-    switch (style) {
-      case 'no-builds':
-        return trans.__('versions');
-      case 'from-history':
-        return trans.__('as asked for');
-      case 'with-builds':
-        return trans.__('with builds');
-      case 'requirements':
-        return trans.__('requirements.txt (pip)');
-      case 'pylock':
-        return trans.__('pylock.toml (PEP 751)');
-    }
+    const labels: { [K in EnvironmentFileStyle]: string } = {
+      'no-builds': trans.__('versions'),
+      'from-history': trans.__('as asked for'),
+      'with-builds': trans.__('with builds'),
+      requirements: trans.__('requirements.txt (pip)'),
+      pylock: trans.__('pylock.toml (PEP 751)')
+    };
+    return labels[style];
   }
 }

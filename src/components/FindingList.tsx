@@ -147,13 +147,11 @@ namespace Private {
     severity: FindingSeverity,
     trans: TranslationBundle
   ): string {
-    switch (severity) {
-      case 'error':
-        return trans.__('Error');
-      case 'warning':
-        return trans.__('Warning');
-      case 'info':
-        return trans.__('Note');
-    }
+    const labels: { [K in FindingSeverity]: string } = {
+      error: trans.__('Error'),
+      warning: trans.__('Warning'),
+      info: trans.__('Note')
+    };
+    return labels[severity];
   }
 }

@@ -246,20 +246,15 @@ namespace Private {
    * The title of a chart, with its unit.
    */
   export function title(kind: ChartKind, trans: TranslationBundle): string {
-    switch (kind) {
-      case 'utilization':
-        return trans.__('Utilization (%)');
-      case 'memory':
-        return trans.__('Memory used (GiB)');
-      case 'temperature':
-        return trans.__('Temperature (°C)');
-      case 'power':
-        return trans.__('Power (W)');
-      case 'pcie':
-        return trans.__('PCIe received');
-      case 'nvlink':
-        return trans.__('NVLink received');
-    }
+    const titles: { [K in ChartKind]: string } = {
+      utilization: trans.__('Utilization (%)'),
+      memory: trans.__('Memory used (GiB)'),
+      temperature: trans.__('Temperature (°C)'),
+      power: trans.__('Power (W)'),
+      pcie: trans.__('PCIe received'),
+      nvlink: trans.__('NVLink received')
+    };
+    return titles[kind];
   }
 
   /**

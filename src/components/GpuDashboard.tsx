@@ -317,15 +317,12 @@ namespace Private {
    * A measurement's name, in a sentence.
    */
   function chartName(kind: PanelChartKind, trans: TranslationBundle): string {
-    switch (kind) {
-      case 'utilization':
-        return trans.__('utilization');
-      case 'memory':
-        return trans.__('memory');
-      case 'temperature':
-        return trans.__('temperature');
-      case 'power':
-        return trans.__('power');
-    }
+    const names: { [K in PanelChartKind]: string } = {
+      utilization: trans.__('utilization'),
+      memory: trans.__('memory'),
+      temperature: trans.__('temperature'),
+      power: trans.__('power')
+    };
+    return names[kind];
   }
 }

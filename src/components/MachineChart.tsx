@@ -132,13 +132,11 @@ namespace Private {
     kind: MachineChartKind,
     trans: TranslationBundle
   ): string {
-    switch (kind) {
-      case 'cpu':
-        return trans.__('CPU (%)');
-      case 'memory':
-        return trans.__('Memory (GiB)');
-      case 'throughput':
-        return trans.__('Disk and network');
-    }
+    const titles: { [K in MachineChartKind]: string } = {
+      cpu: trans.__('CPU (%)'),
+      memory: trans.__('Memory (GiB)'),
+      throughput: trans.__('Disk and network')
+    };
+    return titles[kind];
   }
 }
