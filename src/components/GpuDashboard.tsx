@@ -173,12 +173,7 @@ export function GpuDashboard(props: GpuDashboard.IProps): React.ReactElement {
         />
       </div>
       {failed && (
-        <MonitorMessage
-          message={failed.message}
-          hint={failed.hint}
-          retry={retry}
-          trans={trans}
-        />
+        <MonitorMessage problem={failed} retry={retry} trans={trans} />
       )}
       {snapshot === null && !failure && (
         <p className="jp-GpuMonitor-loading" role="status">

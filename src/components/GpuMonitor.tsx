@@ -133,12 +133,7 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
         )}
       </div>
       {failed && (
-        <MonitorMessage
-          message={failed.message}
-          hint={failed.hint}
-          retry={retry}
-          trans={trans}
-        />
+        <MonitorMessage problem={failed} retry={retry} trans={trans} />
       )}
       {snapshot === null ? (
         !failure && (

@@ -185,13 +185,7 @@ export function GpuRow(props: GpuRow.IProps): React.ReactElement {
           ))}
         </ul>
       )}
-      {gpu.error && (
-        <MonitorMessage
-          message={gpu.error.message}
-          hint={gpu.error.hint}
-          trans={trans}
-        />
-      )}
+      {gpu.error && <MonitorMessage problem={gpu.error} trans={trans} />}
       {focused && (
         <ul id={detailsId} className="jp-GpuMonitor-gpuDetails">
           {[

@@ -15,13 +15,11 @@ export namespace MonitorMessage {
    */
   export interface IProps {
     /**
-     * What happened.
+     * What happened (its message), and what to do about it (its hint, with
+     * its commands between backticks): a read's error or a request's
+     * failure.
      */
-    message: string;
-    /**
-     * What to do about it, with its commands between backticks.
-     */
-    hint: string;
+    problem: { message: string; hint: string };
     /**
      * When the monitor last tried and how often it tries again; none when
      * it does not.
@@ -42,12 +40,12 @@ export namespace MonitorMessage {
 export function MonitorMessage(
   props: MonitorMessage.IProps
 ): React.ReactElement {
-  const { trans } = props;
-  const forAdmin = rootCommands(props.hint);
+  const { problem, trans } = props;
+  const forAdmin = rootCommands(problem.hint);
   return (
     <div className="jp-GpuMonitor-message" role="alert">
-      <p className="jp-GpuMonitor-errorMessage">{props.message}</p>
-      <HintText hint={props.hint} trans={trans} />
+      <p className="jp-GpuMonitor-errorMessage">{problem.message}</p>
+      <HintText hint={problem.hint} trans={trans} />
       {forAdmin.length > 0 && (
         <p className="jp-GpuMonitor-adminHint">
           {trans.__('No sudo here? Ask your administrator to run:')}{' '}
@@ -182,12 +180,7 @@ export function snapshotMessage(
   }
   if (snapshot.error) {
     return (
-      <MonitorMessage
-        message={snapshot.error.message}
-        hint={snapshot.error.hint}
-        retry={retry}
-        trans={trans}
-      />
+      <MonitorMessage problem={snapshot.error} retry={retry} trans={trans} />
     );
   }
   if (snapshot.gpus.length === 0) {

@@ -31,13 +31,7 @@ export function ServerStatus(props: ServerStatus.IProps): React.ReactElement {
   const unknown = trans.__('unknown');
   return (
     <div className="jp-GpuMonitor-serverStatus">
-      {status.error && (
-        <MonitorMessage
-          message={status.error.message}
-          hint={status.error.hint}
-          trans={trans}
-        />
-      )}
+      {status.error && <MonitorMessage problem={status.error} trans={trans} />}
       <dl className="jp-GpuMonitor-statusFacts">
         <dt>{trans.__('Source in use')}</dt>
         <dd>{status.source ?? trans.__('none')}</dd>

@@ -1,5 +1,6 @@
 import { TranslationBundle } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
+import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
 
@@ -18,10 +19,10 @@ export function addInspectorCommands(
 ): void {
   const hasKernel = () => !!inspector.target?.sessionContext.session?.kernel;
   commands.addCommand(CommandIDs.refreshEnvironment, {
-    label: args =>
-      args.isPalette
-        ? trans.__('Refresh Kernel Environment')
-        : trans.__('Refresh'),
+    label: inPalette(
+      trans.__('Refresh Kernel Environment'),
+      trans.__('Refresh')
+    ),
     caption: trans.__(
       'Ask the server and the kernel about its environment again'
     ),
@@ -35,10 +36,10 @@ export function addInspectorCommands(
     }
   });
   commands.addCommand(CommandIDs.deepCheck, {
-    label: args =>
-      args.isPalette
-        ? trans.__('Deep Check of the Kernel Environment')
-        : trans.__('Deep Check'),
+    label: inPalette(
+      trans.__('Deep Check of the Kernel Environment'),
+      trans.__('Deep Check')
+    ),
     caption: trans.__(
       'Import torch in this kernel to ask it whether CUDA is usable, which GPUs it sees and its cuDNN: torch stays imported, and on a machine with GPUs asking initialises CUDA in the kernel'
     ),
@@ -50,4 +51,15 @@ export function addInspectorCommands(
     commands.notifyCommandChanged(CommandIDs.refreshEnvironment);
     commands.notifyCommandChanged(CommandIDs.deepCheck);
   });
+}
+
+/**
+ * A label that names what the command acts on in the palette, where it
+ * stands alone, and is short on the panel's button.
+ */
+function inPalette(
+  palette: string,
+  button: string
+): (args: ReadonlyPartialJSONObject) => string {
+  return args => (args.isPalette ? palette : button);
 }
