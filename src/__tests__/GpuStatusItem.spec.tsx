@@ -25,8 +25,16 @@ describe('GpuStatusItem', () => {
    * The item attached, its model having read `snapshot` from the server.
    */
   async function showing(snapshot: IGpuSnapshot): Promise<void> {
+    await answered(() => snapshot);
+  }
+
+  /**
+   * The item attached, its model having read what the server answered to
+   * `gpus` (any other request is not found).
+   */
+  async function answered(gpus: () => unknown): Promise<void> {
     const server = fakeServer(request =>
-      endpoint(request) === 'gpus' ? snapshot : jsonResponse({}, 404)
+      endpoint(request) === 'gpus' ? gpus() : jsonResponse({}, 404)
     );
     model = new GpuModel({ serverSettings: server.settings });
     item = new GpuStatusItem({ model, onOpen: jest.fn() });
@@ -110,15 +118,9 @@ describe('GpuStatusItem', () => {
   });
 
   it('marks an error, with the reason as its tooltip, when the server fails', async () => {
-    const server = fakeServer(() =>
+    await answered(() =>
       jsonResponse({ message: 'Not Found', reason: null }, 404)
     );
-    model = new GpuModel({ serverSettings: server.settings });
-    item = new GpuStatusItem({ model, onOpen: jest.fn() });
-    Widget.attach(item, document.body);
-
-    model.watch();
-    await model.refresh();
 
     expect((await button()).textContent).toBe('⚠ GPU error');
     expect(item.hasClass('jp-mod-error')).toBe(true);
@@ -128,27 +130,19 @@ describe('GpuStatusItem', () => {
   });
 
   it('says "No GPU", calmly, on a machine without an NVIDIA driver', async () => {
-    const server = fakeServer(() =>
-      jsonResponse({
-        source: null,
-        timestamp: 1,
-        driver_version: null,
-        cuda_version: null,
-        gpus: [],
-        error: {
-          kind: 'not_installed',
-          message:
-            'NVML: NVML Shared Library Not Found; nvidia-smi was not found',
-          hint: 'Install the NVIDIA driver.'
-        }
-      })
-    );
-    model = new GpuModel({ serverSettings: server.settings });
-    item = new GpuStatusItem({ model, onOpen: jest.fn() });
-    Widget.attach(item, document.body);
-
-    model.watch();
-    await model.refresh();
+    await answered(() => ({
+      source: null,
+      timestamp: 1,
+      driver_version: null,
+      cuda_version: null,
+      gpus: [],
+      error: {
+        kind: 'not_installed',
+        message:
+          'NVML: NVML Shared Library Not Found; nvidia-smi was not found',
+        hint: 'Install the NVIDIA driver.'
+      }
+    }));
 
     expect((await button()).textContent).toBe('No GPU');
     expect(item.hasClass('jp-mod-error')).toBe(false);

@@ -13,6 +13,7 @@ import {
 } from '../freeGpu/freeGpu';
 import { GpuHistoryBuffer } from '../gpu/history';
 import { formatAge, formatDuration } from '../format/units';
+import { IGpuSnapshot } from '../restapi/gpus';
 import {
   a100MigSnapshot,
   a5000History,
@@ -33,6 +34,21 @@ const DEFAULT_ROOM: IRoomNeeded = { need: null, minFreeShare: 0.2 };
  * No room needed: for the tests of how busy a GPU has been.
  */
 const ANY_ROOM: IRoomNeeded = { need: null, minFreeShare: 0 };
+
+/**
+ * Five minutes of readings, from 1000 to 1299, of the snapshot's GPUs: GPU 1
+ * busy at 97 %, GPU 0 idle.
+ */
+function gpu1BusyFor5Minutes(snapshot: IGpuSnapshot): GpuHistoryBuffer {
+  const readings = repeatedHistory(1000, 300);
+  readings.gpus.forEach((series, i) => {
+    series.uuid = snapshot.gpus[i].uuid;
+  });
+  readings.gpus[1].utilization_gpu.fill(97);
+  const history = new GpuHistoryBuffer();
+  history.append(readings);
+  return history;
+}
 
 describe('the least used GPU', () => {
   it('is the A5000 with the less memory in use, both idle', () => {
@@ -76,14 +92,8 @@ describe('the least used GPU', () => {
   it('weighs the last minutes of utilisation, not only the memory now', () => {
     // GPU 1 was busy at 97 % over the last minutes; GPU 0 was idle.
     const snapshot = a5000Snapshot();
-    const readings = repeatedHistory(1000, 300);
-    readings.gpus.forEach((series, i) => {
-      series.uuid = snapshot.gpus[i].uuid;
-    });
-    readings.gpus[1].utilization_gpu.fill(97);
-    snapshot.timestamp = readings.timestamps[readings.timestamps.length - 1];
-    const history = new GpuHistoryBuffer();
-    history.append(readings);
+    const history = gpu1BusyFor5Minutes(snapshot);
+    snapshot.timestamp = 1299;
 
     const loads = gpuLoads(snapshot, history);
 
@@ -95,13 +105,7 @@ describe('the least used GPU', () => {
   it('uses the readings of the snapshot when the history stopped long before', () => {
     // The history is polled only while the panel shows it.
     const snapshot = a5000Snapshot();
-    const readings = repeatedHistory(1000, 300);
-    readings.gpus.forEach((series, i) => {
-      series.uuid = snapshot.gpus[i].uuid;
-    });
-    readings.gpus[1].utilization_gpu.fill(97);
-    const history = new GpuHistoryBuffer();
-    history.append(readings);
+    const history = gpu1BusyFor5Minutes(snapshot);
     snapshot.timestamp = 1299 + 3600;
 
     const loads = gpuLoads(snapshot, history);
