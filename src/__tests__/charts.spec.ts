@@ -6,6 +6,7 @@ import type uPlot from 'uplot';
 
 import {
   CHART_KINDS,
+  ChartKind,
   chartWindow,
   LINK_CHART_KINDS
 } from '../charts/chartKinds';
@@ -18,6 +19,7 @@ import {
   chartTheme,
   chartLimits,
   currentColumns,
+  IChartLimits,
   IChartTheme,
   reportedCharts,
   SERIES_COLOR_VARIABLES,
@@ -83,15 +85,23 @@ describe('chartWindow', () => {
 });
 
 describe('chartOptions', () => {
-  const gpus = [{ index: 0 }, { index: 1 }];
+  /**
+   * The options of a chart of the two GPUs, in the test theme.
+   */
+  const optionsOf = (kind: ChartKind, limits: IChartLimits) =>
+    chartOptions({
+      kind,
+      gpus: [{ index: 0 }, { index: 1 }],
+      theme: THEME,
+      limits,
+      trans
+    });
 
   it('draws one line per GPU in the theme colours, labelled with its index', () => {
-    const options = chartOptions({
-      kind: 'utilization',
-      gpus,
-      theme: THEME,
-      limits: { ceiling: 100, lines: [], memoryTotals: new Map() },
-      trans
+    const options = optionsOf('utilization', {
+      ceiling: 100,
+      lines: [],
+      memoryTotals: new Map()
     });
 
     const series = options.series.slice(1);
@@ -107,13 +117,7 @@ describe('chartOptions', () => {
   });
 
   it('fits the y axis of power to the readings, not to a limit far above them', () => {
-    const options = chartOptions({
-      kind: 'power',
-      gpus,
-      theme: THEME,
-      limits: chartLimits('power', a5000Snapshot()),
-      trans
-    });
+    const options = optionsOf('power', chartLimits('power', a5000Snapshot()));
     const range = options.scales?.y.range as uPlot.Range.Function;
 
     // The capture's 6.5 W and 13.6 W under a 230 W limit.
@@ -123,12 +127,10 @@ describe('chartOptions', () => {
   });
 
   it('labels the memory axis in GiB at steps that are whole GiB', () => {
-    const options = chartOptions({
-      kind: 'memory',
-      gpus,
-      theme: THEME,
-      limits: { ceiling: 24564, lines: [], memoryTotals: new Map() },
-      trans
+    const options = optionsOf('memory', {
+      ceiling: 24564,
+      lines: [],
+      memoryTotals: new Map()
     });
     const axis = options.axes![1];
     const values = axis.values as (plot: uPlot, splits: number[]) => string[];
@@ -144,12 +146,10 @@ describe('chartOptions', () => {
 
   it('builds the options of every chart', () => {
     for (const kind of CHART_KINDS) {
-      const options = chartOptions({
-        kind,
-        gpus,
-        theme: THEME,
-        limits: { ceiling: null, lines: [], memoryTotals: new Map() },
-        trans
+      const options = optionsOf(kind, {
+        ceiling: null,
+        lines: [],
+        memoryTotals: new Map()
       });
       expect(options.series).toHaveLength(3);
     }
