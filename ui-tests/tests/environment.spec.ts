@@ -10,6 +10,7 @@ import {
   KERNEL_ENVS,
   openNotebookWith,
   openPanel,
+  openProbed,
   TORCH_CPU_KERNEL
 } from './testKernels';
 
@@ -27,11 +28,11 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    await openNotebookWith(page, tmpPath, 'torch.ipynb', TORCH_CPU_KERNEL);
-    const panel = await openPanel(page);
-
-    await expect(inspection(panel)).toHaveText(
-      'The kernel of torch.ipynb answered the probe.'
+    const { panel } = await openProbed(
+      page,
+      tmpPath,
+      'torch.ipynb',
+      TORCH_CPU_KERNEL
     );
     await expect(fact(panel, 'Environment')).toHaveText('torch-cpu (venv)');
     await expect(fact(panel, 'Folder')).toHaveText(
@@ -80,10 +81,11 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    await openNotebookWith(page, tmpPath, 'deep.ipynb', TORCH_CPU_KERNEL);
-    const panel = await openPanel(page);
-    await expect(inspection(panel)).toHaveText(
-      'The kernel of deep.ipynb answered the probe.'
+    const { panel } = await openProbed(
+      page,
+      tmpPath,
+      'deep.ipynb',
+      TORCH_CPU_KERNEL
     );
     await expect(fact(panel, 'CUDA usable')).toHaveText('no');
 
@@ -106,12 +108,12 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    await openNotebookWith(page, tmpPath, 'busy.ipynb', TORCH_CPU_KERNEL, [
-      'import time\ntime.sleep(8)'
-    ]);
-    const panel = await openPanel(page);
-    await expect(inspection(panel)).toHaveText(
-      'The kernel of busy.ipynb answered the probe.'
+    const { panel } = await openProbed(
+      page,
+      tmpPath,
+      'busy.ipynb',
+      TORCH_CPU_KERNEL,
+      ['import time\ntime.sleep(8)']
     );
 
     await page.notebook.runCell(0, { wait: false });

@@ -4,10 +4,8 @@ import { join } from 'path';
 import {
   DRIFT_ENV,
   DRIFT_KERNEL,
-  inspection,
   installNumpyInDriftEnv,
-  openNotebookWith,
-  openPanel,
+  openProbed,
   TORCH_CPU_KERNEL
 } from './testKernels';
 
@@ -18,15 +16,11 @@ test.describe('Environment fingerprint', () => {
   }) => {
     test.setTimeout(240000);
     installNumpyInDriftEnv('2.2.6');
-    const path = await openNotebookWith(
+    const { panel, path } = await openProbed(
       page,
       tmpPath,
       'drift.ipynb',
       DRIFT_KERNEL
-    );
-    const panel = await openPanel(page);
-    await expect(inspection(panel)).toHaveText(
-      'The kernel of drift.ipynb answered the probe.'
     );
     const fingerprint = panel.getByRole('region', { name: 'Fingerprint' });
     // The palette names the same command with its context.
@@ -90,10 +84,11 @@ test.describe('Environment fingerprint', () => {
     page,
     tmpPath
   }) => {
-    await openNotebookWith(page, tmpPath, 'export.ipynb', TORCH_CPU_KERNEL);
-    const panel = await openPanel(page);
-    await expect(inspection(panel)).toHaveText(
-      'The kernel of export.ipynb answered the probe.'
+    const { panel } = await openProbed(
+      page,
+      tmpPath,
+      'export.ipynb',
+      TORCH_CPU_KERNEL
     );
     const exportFile = panel
       .getByRole('region', { name: 'Fingerprint' })

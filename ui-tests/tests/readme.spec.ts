@@ -3,12 +3,7 @@ import * as path from 'path';
 
 import { replaceGpus, V100S_X8 } from './fakeGpu';
 import { holdGpuMemory, openPanel, PANEL, test } from './gpuMonitor';
-import {
-  inspection,
-  openNotebookWith,
-  openPanel as openEnvironmentPanel,
-  TORCH_CPU_KERNEL
-} from './testKernels';
+import { openNotebookWith, openProbed, TORCH_CPU_KERNEL } from './testKernels';
 
 /**
  * Where the README's and the user guide's screenshots are:
@@ -100,10 +95,11 @@ test.describe('README and user guide screenshots', () => {
     });
 
     // PyTorch's CPU build on a server with GPUs: the finding and its fix.
-    await openNotebookWith(page, tmpPath, 'torch.ipynb', TORCH_CPU_KERNEL);
-    const environment = await openEnvironmentPanel(page);
-    await expect(inspection(environment)).toHaveText(
-      'The kernel of torch.ipynb answered the probe.'
+    const { panel: environment } = await openProbed(
+      page,
+      tmpPath,
+      'torch.ipynb',
+      TORCH_CPU_KERNEL
     );
     await environment.screenshot({
       path: path.join(SCREENSHOTS, 'environment-panel.png')

@@ -156,6 +156,25 @@ export async function openPanel(
 }
 
 /**
+ * Open a notebook that starts the given kernel (as {@link openNotebookWith}),
+ * then the Environment panel, once the kernel answered its probe.
+ */
+export async function openProbed(
+  page: IJupyterLabPageFixture,
+  folder: string,
+  name: string,
+  kernel: string,
+  sources: string[] = []
+): Promise<{ panel: Locator; path: string }> {
+  const path = await openNotebookWith(page, folder, name, kernel, sources);
+  const panel = await openPanel(page);
+  await expect(inspection(panel)).toHaveText(
+    `The kernel of ${name} answered the probe.`
+  );
+  return { panel, path };
+}
+
+/**
  * Where the inspection stands: the panel's first status line.
  */
 export function inspection(panel: Locator): Locator {
