@@ -1,14 +1,12 @@
 import type { Cell } from '@jupyterlab/cells';
 import type { Notebook } from '@jupyterlab/notebook';
-import { nullTranslator } from '@jupyterlab/translation';
 import { PanelLayout, Widget } from '@lumino/widgets';
 
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 import { CellGpuLines } from '../components/CellGpuLines';
 import { ISpanFigures } from '../restapi/kernels';
 import { a5000KernelSpans } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * A code cell as JupyterLab lays it out: header, input, output, footer.

@@ -33,8 +33,7 @@ import {
   torchCpuPackages
 } from './envPayloads';
 import { a5000Snapshot } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * A catalog holding the recorded listing and, once asked, torch-cpu's packages.

@@ -1,4 +1,3 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 import type uPlot from 'uplot';
@@ -19,10 +18,9 @@ import {
   driverNotLoadedSnapshot,
   noGpuSnapshot
 } from './payloads';
+import { trans } from './trans';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
  * A model with a snapshot and the A5000 capture's recorded history: its

@@ -1,4 +1,3 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 import type uPlot from 'uplot';
@@ -25,10 +24,9 @@ import {
   noGpuSnapshot,
   repeatedHistory
 } from './payloads';
+import { trans } from './trans';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
 
 /**
  * A model in a given state.

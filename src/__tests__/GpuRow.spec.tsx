@@ -1,4 +1,3 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 
@@ -12,8 +11,7 @@ import {
   a5000Snapshot,
   v100sX8Snapshot
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 describe('GpuRow', () => {
   it('shows the readings of GPU 0 of the capture in two lines, the full name and the fan on hover', () => {

@@ -1,4 +1,3 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
 
@@ -6,8 +5,7 @@ import { KernelList } from '../components/KernelList';
 import { IKernelSummary } from '../restapi/kernels';
 import { fakeActions } from './panelActions';
 import { a5000Kernels } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The recorded kernels, `train.ipynb`'s (39676 MiB) and `idle.ipynb`'s (none),

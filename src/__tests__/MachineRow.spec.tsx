@@ -1,4 +1,3 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { render, within } from '@testing-library/react';
 import * as React from 'react';
 
@@ -7,8 +6,7 @@ import { MachineRow } from '../components/MachineRow';
 import { IMachineReading } from '../restapi/gpus';
 import { fakeActions } from './panelActions';
 import { a5000KernelSnapshot, a5000Kernels } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The machine the recording server ran on, at its read (its host: no

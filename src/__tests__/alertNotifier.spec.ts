@@ -1,6 +1,5 @@
 import { Notification } from '@jupyterlab/apputils';
 import { StateDB } from '@jupyterlab/statedb';
-import { nullTranslator } from '@jupyterlab/translation';
 import { ServerConnection } from '@jupyterlab/services';
 import { CommandRegistry } from '@lumino/commands';
 
@@ -10,8 +9,7 @@ import { GpuModel } from '../gpu/model';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { a5000Snapshot, driverNotLoadedSnapshot } from './payloads';
 import { endpoint, fakeServer } from './server';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The defaults, about every GPU (the capture's processes are no kernel of

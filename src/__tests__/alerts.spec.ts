@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 
 import { alertMessage, alertNotices } from '../alerts/alertMessages';
 import {
@@ -24,8 +23,7 @@ import {
   gb200LostSnapshot,
   noGpuSnapshot
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The defaults, about every GPU (the capture's processes are no kernel of

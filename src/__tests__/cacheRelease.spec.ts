@@ -1,15 +1,13 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 
 import { releaseCachedMemory } from '../api';
 import { releaseFailureNotice, releaseNotice } from '../kernels/cacheRelease';
 import { MAX_MESSAGE_LENGTH } from '../notification';
 import { ICacheReleaseAnswer } from '../restapi/kernels';
 import { fakeServer, jsonResponse, requestedUrl } from './server';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 const KERNEL_ID = '0a688bbf-09fe-4f6e-8b8d-517ceeea98eb';
 

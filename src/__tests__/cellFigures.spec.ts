@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 
 import {
   checkFit,
@@ -30,8 +29,7 @@ import {
   t4KernelSnapshot,
   t4KernelSpans
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The recorded spans of `train.ipynb`'s kernel: too short; taking its

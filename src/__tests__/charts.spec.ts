@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
 import {
@@ -36,8 +35,7 @@ import {
   repeatedHistory,
   v100sX8Snapshot
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 const THEME: IChartTheme = chartTheme(
   name => `value of ${name}`,

@@ -1,10 +1,7 @@
-import { nullTranslator } from '@jupyterlab/translation';
-
 import { gpuConditions } from '../gpu/conditions';
 import { ClockThrottleReason } from '../restapi/gpus';
 import { a5000Snapshot } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * GPU 0 of the two-A5000 capture with the driver giving `reasons`.

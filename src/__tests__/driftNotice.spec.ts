@@ -1,5 +1,4 @@
 import { Notification } from '@jupyterlab/apputils';
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
 
@@ -10,8 +9,7 @@ import {
   IEnvironmentInspector,
   InspectorFinding
 } from '../tokens';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The inspector as the notice sees it: the notebook it follows and the drift

@@ -2,12 +2,10 @@
  * @jest-environment node
  */
 import { ServerConnection } from '@jupyterlab/services';
-import { nullTranslator } from '@jupyterlab/translation';
 
 import { classifyFailure, describeFailure } from '../gpu/failure';
 import { RequestFailureKind } from '../tokens';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The error ServerConnection throws for a response with this status.

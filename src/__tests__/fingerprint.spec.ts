@@ -1,5 +1,4 @@
 import { NotebookModel } from '@jupyterlab/notebook';
-import { nullTranslator } from '@jupyterlab/translation';
 
 import { environmentOfPrefix } from '../env/catalog';
 import {
@@ -20,8 +19,7 @@ import {
   probeReplies
 } from './envPayloads';
 import { a100MigSnapshot, a5000Snapshot } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The fingerprint of the recorded torch-cpu kernel next to the two A5000s.

@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 
 import {
   cudaVisibleDevicesSource,
@@ -22,8 +21,7 @@ import {
   repeatedHistory,
   v100sX8Snapshot
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The panel's default rule: a fifth of the card free, no recorded need.

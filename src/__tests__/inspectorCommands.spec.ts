@@ -1,11 +1,9 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
 
 import { addInspectorCommands } from '../env/inspectorCommands';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 describe('addInspectorCommands', () => {
   it('refreshes and checks deeply only a kernel there is, and a deep check only one that can be probed', () => {

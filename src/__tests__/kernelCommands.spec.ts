@@ -1,13 +1,11 @@
 import { acceptDialog, dismissDialog } from '@jupyterlab/testing';
 import { KernelManager } from '@jupyterlab/services';
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 
 import { addKernelCommands } from '../kernels/kernelCommands';
 import { CommandIDs } from '../tokens';
 import { fakeServer, jsonResponse, requestedUrl } from './server';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 const KERNEL = 'ef726653-e9c2-4a5e-a6b4-d6c6409e3874';
 
 async function until(condition: () => boolean): Promise<void> {

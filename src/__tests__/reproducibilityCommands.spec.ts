@@ -1,5 +1,4 @@
 import { NotebookTracker } from '@jupyterlab/notebook';
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
 
@@ -7,8 +6,7 @@ import { addReproducibilityCommands } from '../env/reproducibilityCommands';
 import { IReproducibilityContext } from '../env/reproducibilityActions';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 import { CommandIDs, IEnvironmentInspector } from '../tokens';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 describe('addReproducibilityCommands', () => {
   it('offers the commands greyed out while no notebook is open, each saying what it does', () => {

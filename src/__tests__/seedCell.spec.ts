@@ -1,9 +1,5 @@
 import { NotebookModel } from '@jupyterlab/notebook';
-import {
-  Gettext,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
+import { Gettext, TranslationBundle } from '@jupyterlab/translation';
 import { spawnSync } from 'child_process';
 
 import { findSeedCells, upsertSeedCell } from '../seed/cell';
@@ -11,8 +7,7 @@ import { METADATA_KEY } from '../tokens';
 import { Framework, FRAMEWORKS } from '../seed/frameworks';
 import { frameworksOf, seedCellSource } from '../seed/generator';
 import { probeOf, probeReplies } from './envPayloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * Every set of frameworks, from none to all four.

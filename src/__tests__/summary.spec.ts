@@ -1,7 +1,6 @@
 /**
  * @jest-environment node
  */
-import { nullTranslator } from '@jupyterlab/translation';
 
 import { summarize, summaryText, summaryTitle } from '../gpu/summary';
 import {
@@ -12,8 +11,7 @@ import {
   driverNotLoadedSnapshot,
   v100sX8Snapshot
 } from './payloads';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 describe('the status bar summary', () => {
   it('shows the busiest GPU of the capture: both idle, GPU 0 fuller', () => {

@@ -1,9 +1,7 @@
-import { nullTranslator } from '@jupyterlab/translation';
 import type uPlot from 'uplot';
 
 import { chartOptions, chartTheme } from '../charts/charts';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 /**
  * The tick labels of a utilization chart's time axis, in the page language

@@ -1,5 +1,4 @@
 import { NotebookModel } from '@jupyterlab/notebook';
-import { nullTranslator } from '@jupyterlab/translation';
 
 import {
   cudaVisibleDevicesSource,
@@ -9,8 +8,7 @@ import { GpuModel } from '../gpu/model';
 import { chooseGpus, putFirstCell } from '../freeGpu/useGpu';
 import { roomFor } from '../freeGpu/useGpuCommand';
 import { a5000Server } from './server';
-
-const trans = nullTranslator.load('jupyterlab_gpu_monitor');
+import { trans } from './trans';
 
 describe('chooseGpus', () => {
   let model: GpuModel;
