@@ -34,6 +34,8 @@ from join import TREE, leaves_of  # noqa: E402  (bench/join.py, beside this file
 from jupyterlab_gpu_monitor.extension import _Annotation  # noqa: E402
 from jupyterlab_gpu_monitor.kernel.cells import KernelHistory  # noqa: E402
 from jupyterlab_gpu_monitor.kernel.join import KernelJoin  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.ledger import NotebookLedger  # noqa: E402
+from jupyterlab_gpu_monitor.kernel.service import KernelService  # noqa: E402
 from jupyterlab_gpu_monitor.machine.host import MachineReader  # noqa: E402
 from sampler import nvml_reporting  # noqa: E402  (bench/sampler.py, beside this file)
 
@@ -115,9 +117,8 @@ async def median_read(server: Server, on_gpus: list[int]) -> tuple[float, int]:
     and the most reads a busy kernel's figures went without a walk of its tree (its budget)."""
     source = nvml_reporting(on_gpus)
     join = KernelJoin(server.kernels, server.sessions, show_other_users_commands=False)
-    annotate = _Annotation(
-        join, KernelHistory(3600, 1.0), MachineReader(str(REPO)), logging.getLogger("bench")
-    )
+    kernels = KernelService(join, KernelHistory(3600, 1.0), NotebookLedger())
+    annotate = _Annotation(kernels, MachineReader(str(REPO)), logging.getLogger("bench"))
     costs = []
     unwalked = dict.fromkeys(server.on_gpus, 0)  # busy kernel -> reads since its last walk
     most_unwalked = 0

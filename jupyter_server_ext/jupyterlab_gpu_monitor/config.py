@@ -101,6 +101,29 @@ class GpuMonitor(Configurable):
         "client of the proxy scrape without a token.",
     ).tag(config=True)
 
+    metrics_notebook_label = Enum(
+        ["hash", "path", "none"],
+        default_value="hash",
+        help="How /metrics names a kernel's notebook (its `notebook` label, in the per-kernel "
+        "series and the notebooks' GPU ledger): 'hash', the first 12 hex digits of the SHA-256 "
+        "of its path (the same notebook has the same label on every server, and a reader of "
+        "the lab's Prometheus learns no other user's notebook names); 'path', the path under "
+        "the server's root; 'none', no name (the ledger then counts per user only).",
+    ).tag(config=True)
+
+    metrics_host = Unicode(
+        "",
+        help="The `host` label of /metrics' GPU, kernel and ledger series, by which a lab's "
+        "Prometheus finds a GPU that several servers of one machine report (JupyterHub: a "
+        "server per user). Empty: this machine's host name.",
+    ).tag(config=True)
+
+    metrics_user = Unicode(
+        "",
+        help="The `user` label of /metrics' kernel and ledger series. Empty: the JupyterHub "
+        "user the server runs for (JUPYTERHUB_USER), else the user the server runs as.",
+    ).tag(config=True)
+
     extra_envs_dirs = List(
         Unicode(),
         default_value=[],

@@ -14,6 +14,7 @@ from .gpu.sampler import Sampler
 from .gpu.source import make_source
 from .kernel.cells import KernelHistory
 from .kernel.join import KernelJoin
+from .kernel.ledger import NotebookLedger
 from .kernel.service import KernelService
 from .machine.host import MachineReader
 from .machine.model import rate_window
@@ -65,11 +66,15 @@ class GpuMonitorExtension(ExtensionApp):
             config.show_other_users_commands,
             rates_within,
         )
-        # What each kernel held at each read, for the figures of its cells.
-        kernel_history = KernelHistory(config.history_seconds, config.interval)
+        kernels = KernelService(
+            kernel_join,
+            # What each kernel held at each read, for the figures of its cells.
+            KernelHistory(config.history_seconds, config.interval),
+            NotebookLedger(config.metrics_notebook_label),
+        )
         machine = MachineReader(self.serverapp.root_dir, max_rate_seconds=rates_within)
 
-        annotate = _Annotation(kernel_join, kernel_history, machine, self.log)
+        annotate = _Annotation(kernels, machine, self.log)
 
         self.sampler = Sampler(
             source,
@@ -78,7 +83,6 @@ class GpuMonitorExtension(ExtensionApp):
             idle_seconds=config.idle_seconds,
             annotate=annotate,
         )
-        kernels = KernelService(kernel_join, kernel_history)
         setup_route_handlers(self.serverapp.web_app, self.sampler, config, kernels)
         self.log.info("GPU readings from source=%s every %g s", config.source, config.interval)
 
@@ -97,25 +101,19 @@ class GpuMonitorExtension(ExtensionApp):
 
 class _Annotation:
     """What the Sampler adds to each read: its processes joined to this server's kernels, each
-    kernel's figures kept for its cells, the machine's readings."""
+    kernel's figures kept for its cells, each notebook's GPU ledger, the machine's readings."""
 
-    def __init__(
-        self,
-        kernel_join: KernelJoin,
-        kernel_history: KernelHistory,
-        machine: MachineReader,
-        log: logging.Logger,
-    ):
-        self._kernel_join = kernel_join
-        self._kernel_history = kernel_history
+    def __init__(self, kernels: KernelService, machine: MachineReader, log: logging.Logger):
+        self._kernels = kernels
         self._machine = machine
         self._log = log
         self._stalled = False  # the last machine reading timed out (logged once while it lasts)
 
     async def __call__(self, snapshot: Snapshot) -> None:
-        join = self._kernel_join
+        join = self._kernels.join
         await join(snapshot)
-        self._kernel_history.append(snapshot.timestamp, join.usage, join.machine_use)
+        self._kernels.history.append(snapshot.timestamp, join.usage, join.machine_use)
+        self._kernels.ledger.record(snapshot, join.usage)
         try:
             snapshot.machine = await blocking.run(
                 blocking.MACHINE,

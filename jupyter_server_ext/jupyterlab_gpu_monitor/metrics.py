@@ -4,36 +4,46 @@ The series follow Prometheus' naming rules (base units: ratios, bytes, watts, he
 series mirror the DCGM exporter's fields one to one (each HELP names its ``DCGM_FI_*`` twin), so
 that a query, alert or dashboard written for DCGM translates by name and a constant factor; the
 machine's name their node-exporter (or cAdvisor, for a container) twins. The labels of a GPU are
-``gpu`` (index), ``uuid`` and ``name``; of the machine's, ``scope`` (``container`` or ``host``);
-of a kernel's, ``kernel_id`` and ``path``.
+``gpu`` (index), ``uuid``, ``name`` and ``host`` (so that a lab's Prometheus finds one GPU that
+several servers of a machine report); of the machine's, ``scope`` (``container`` or ``host``);
+of a kernel's, ``kernel_id``, ``notebook`` (as ``GpuMonitor.metrics_notebook_label`` says),
+``host`` and ``user``. The notebooks' GPU ledger (``kernel/ledger.py``) is a set of counters per
+notebook and GPU, for the lab's GPU-hours.
 """
 
 from __future__ import annotations
 
+import getpass
 import ipaddress
 import logging
+import os
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector, CollectorRegistry
 
+from ._version import __version__
 from .gpu.clock_events import CLOCK_EVENT_BITS
 from .gpu.errors import ERROR_KINDS
 from .gpu.model import MIB, Gpu, Snapshot
 from .gpu.readings import DCGM_ENGINE_ACTIVE, READINGS, Reading
 from .gpu.sampler import Sampler
+from .kernel.ledger import NotebookGpuAccount, notebook_label
 from .kernel.usage import KernelUse
 from .machine.model import MachineReading
 
 log = logging.getLogger(__name__)
 
-GPU_LABELS = ("gpu", "uuid", "name")
+GPU_LABELS = ("gpu", "uuid", "name", "host")
 MIG_LABELS = (*GPU_LABELS, "gpu_i_id", "gpu_i_profile")
-KERNEL_LABELS = ("kernel_id", "path", "gpu", "uuid")
+KERNEL_MACHINE_LABELS = ("kernel_id", "notebook", "host", "user")
+KERNEL_LABELS = (*KERNEL_MACHINE_LABELS, "gpu", "uuid")
+LEDGER_LABELS = ("notebook", "host", "user", "gpu", "uuid")
 
 # The readings /metrics exports as they are: each as its ``metric`` series (a counter where the
 # reading only grows), times its ``metric_factor`` to the series' base unit, with its help and
@@ -161,6 +171,11 @@ FILESYSTEM_SIZE = "jupyter_machine_filesystem_size_bytes"
 KERNEL_CPU = "jupyter_kernel_cpu_utilization_ratio"
 KERNEL_RESIDENT = "jupyter_kernel_memory_resident_bytes"
 KERNEL_MEMORY = "jupyter_gpu_kernel_memory_used_bytes"
+SERVER_INFO = "jupyter_server_info"
+LEDGER_BUSY = "jupyter_notebook_gpu_busy_seconds"  # counters: the exposition adds _total
+LEDGER_IDLE_HELD = "jupyter_notebook_gpu_idle_held_seconds"
+LEDGER_ENERGY = "jupyter_notebook_gpu_energy_joules"
+LEDGER_PEAK = "jupyter_notebook_gpu_memory_peak_bytes"
 SOURCE_UP = "jupyter_gpu_source_up"
 READS = "jupyter_gpu_reads"  # counters: the exposition adds _total
 READ_ERRORS = "jupyter_gpu_read_errors"
@@ -178,10 +193,43 @@ SERIES_NAMES = (
     KERNEL_CPU,
     KERNEL_RESIDENT,
     KERNEL_MEMORY,
+    SERVER_INFO,
+    f"{LEDGER_BUSY}_total",
+    f"{LEDGER_IDLE_HELD}_total",
+    f"{LEDGER_ENERGY}_total",
+    LEDGER_PEAK,
     SOURCE_UP,
     f"{READS}_total",
     f"{READ_ERRORS}_total",
 )
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """Who this server is to a lab's Prometheus: its machine and its user, and how it names
+    notebooks."""
+
+    host: str
+    user: str
+    notebook_label: str = "hash"
+
+    @classmethod
+    def of(cls, host: str = "", user: str = "", notebook_label: str = "hash") -> ServerIdentity:
+        """The identity the settings give, this machine's host name and this server's user
+        where they leave it empty."""
+        return cls(host or socket.gethostname(), user or _server_user(), notebook_label)
+
+    def notebook(self, path: str | None) -> str:
+        return notebook_label(path, self.notebook_label)
+
+
+def _server_user() -> str:
+    """The JupyterHub user the server runs for, else the user it runs as (its uid where the
+    system has no name for it, as in a container started with an arbitrary uid)."""
+    try:
+        return os.environ.get("JUPYTERHUB_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return str(os.getuid())
 
 
 class KernelMachineUse(Protocol):
@@ -213,18 +261,20 @@ def _coded_value(value: str | bool | int | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _gpu_labels(gpu: Gpu) -> list[str]:
-    return [str(gpu.index), gpu.uuid or "", gpu.name or ""]
+def _gpu_labels(gpu: Gpu, host: str) -> list[str]:
+    return [str(gpu.index), gpu.uuid or "", gpu.name or "", host]
 
 
 def _per_gpu_family(
-    family: GaugeMetricFamily | CounterMetricFamily, readings: Iterable[tuple[Gpu, float | None]]
+    family: GaugeMetricFamily | CounterMetricFamily,
+    readings: Iterable[tuple[Gpu, float | None]],
+    host: str,
 ) -> Iterator[Metric]:
     """The family (labelled by GPU) with a sample per GPU that has a value; nothing when none
     has."""
     for gpu, value in readings:
         if value is not None:
-            family.add_metric(_gpu_labels(gpu), value)
+            family.add_metric(_gpu_labels(gpu, host), value)
     if family.samples:
         yield family
 
@@ -238,10 +288,14 @@ class GpuCollector(Collector):
         sampler: Sampler,
         kernel_usage: Callable[[], Iterable[KernelGpuMemory]] | None = None,
         kernel_machine: Callable[[], Iterable[KernelMachineUse]] | None = None,
+        identity: ServerIdentity | None = None,
+        ledger: Callable[[], Iterable[NotebookGpuAccount]] | None = None,
     ):
         self._sampler = sampler
         self._kernel_usage = kernel_usage
         self._kernel_machine = kernel_machine
+        self._identity = identity or ServerIdentity.of()
+        self._ledger = ledger
 
     def collect(self) -> Iterator[Metric]:
         """The families of the latest read; GPU series only when it succeeded, since a failed
@@ -250,6 +304,14 @@ class GpuCollector(Collector):
         sampler = self._sampler
         snapshot = sampler.latest
         good = snapshot is not None and snapshot.error is None
+        identity = self._identity
+        info = GaugeMetricFamily(
+            SERVER_INFO,
+            "1: the machine and the user of this Jupyter server, and the extension's version",
+            labels=["host", "user", "version"],
+        )
+        info.add_metric([identity.host, identity.user, __version__], 1)
+        yield info
         up = GaugeMetricFamily(
             SOURCE_UP,
             "1 when the latest read of the GPUs succeeded, 0 when it failed",
@@ -270,12 +332,50 @@ class GpuCollector(Collector):
         if snapshot is not None and snapshot.machine is not None:
             yield from _machine_families(snapshot.machine)
         yield from self._kernel_machine_families()
+        yield from self._ledger_families()
         if good:
             assert snapshot is not None
             yield from self._gpu_families(snapshot)
             kernels = self._kernel_family()
             if kernels is not None:
                 yield kernels
+
+    def _ledger_families(self) -> Iterator[Metric]:
+        if self._ledger is None:
+            return
+        held = "by its share of the GPU's memory in use"
+        busy = CounterMetricFamily(
+            LEDGER_BUSY,
+            "Seconds a notebook's kernels held at least the held-memory rule's MiB on a GPU at "
+            f"or above the low-utilisation threshold, {held}",
+            labels=LEDGER_LABELS,
+        )
+        idle = CounterMetricFamily(
+            LEDGER_IDLE_HELD,
+            "Seconds a notebook's kernels held at least the held-memory rule's MiB on a GPU "
+            f"under the low-utilisation threshold (idle-held), {held}",
+            labels=LEDGER_LABELS,
+        )
+        energy = CounterMetricFamily(
+            LEDGER_ENERGY,
+            f"Energy of a GPU while a notebook's kernels held memory there, {held}; "
+            'estimated="true" where the GPU has no energy counter (power times time)',
+            labels=[*LEDGER_LABELS, "estimated"],
+        )
+        peak = GaugeMetricFamily(
+            LEDGER_PEAK,
+            "The most GPU memory a notebook's kernels held on a GPU since this server started",
+            labels=LEDGER_LABELS,
+        )
+        host, user = self._identity.host, self._identity.user
+        for account in self._ledger():
+            labels = [account.notebook, host, user, str(account.gpu_index), account.gpu_uuid]
+            busy.add_metric(labels, account.busy_seconds)
+            idle.add_metric(labels, account.idle_held_seconds)
+            estimated = "true" if account.energy_estimated else "false"
+            energy.add_metric([*labels, estimated], account.energy_joules)
+            peak.add_metric(labels, account.peak_memory_mib * MIB)
+        yield from (family for family in (busy, idle, energy, peak) if family.samples)
 
     def _kernel_machine_families(self) -> Iterator[Metric]:
         if self._kernel_machine is None:
@@ -286,29 +386,29 @@ class GpuCollector(Collector):
             # The other series stand; the log says why these failed.
             log.exception("per-kernel CPU and memory for the metrics failed")
             return
-        labels = ("kernel_id", "path")
         cpu = GaugeMetricFamily(
             KERNEL_CPU,
             "CPU used by a kernel of this server and the processes it started, fraction of one "
             "core (like the rate of process_cpu_seconds_total)",
-            labels=labels,
+            labels=KERNEL_MACHINE_LABELS,
         )
         resident = GaugeMetricFamily(
             KERNEL_RESIDENT,
             "Resident memory of a kernel of this server and the processes it started "
             "(like process_resident_memory_bytes)",
-            labels=labels,
+            labels=KERNEL_MACHINE_LABELS,
         )
+        identity = self._identity
         for entry in uses:
-            names = [entry.kernel_id, entry.path or ""]
+            names = [entry.kernel_id, identity.notebook(entry.path), identity.host, identity.user]
             if entry.use.cpu_percent is not None:
                 cpu.add_metric(names, entry.use.cpu_percent / 100)
             resident.add_metric(names, entry.use.memory_rss_mib * MIB)
         yield from (family for family in (cpu, resident) if family.samples)
 
-    @staticmethod
-    def _gpu_families(snapshot: Snapshot) -> Iterator[Metric]:
+    def _gpu_families(self, snapshot: Snapshot) -> Iterator[Metric]:
         gpus = snapshot.gpus
+        host = self._identity.host
         for reading in GPU_SERIES:
             values = (
                 _base_unit(getattr(gpu, reading.field), reading.metric_factor) for gpu in gpus
@@ -316,12 +416,12 @@ class GpuCollector(Collector):
             text = f"{reading.help} (DCGM: {reading.dcgm[0]})"
             family = CounterMetricFamily if reading.counter else GaugeMetricFamily
             yield from _per_gpu_family(
-                family(str(reading.metric), text, labels=GPU_LABELS), zip(gpus, values)
+                family(str(reading.metric), text, labels=GPU_LABELS), zip(gpus, values), host
             )
         for name, field, text in GPU_CODED_SERIES:
             values = (_coded_value(getattr(gpu, field)) for gpu in gpus)
             family = GaugeMetricFamily(name, text, labels=GPU_LABELS)
-            yield from _per_gpu_family(family, zip(gpus, values))
+            yield from _per_gpu_family(family, zip(gpus, values), host)
         reasons = GaugeMetricFamily(
             CLOCK_EVENT_REASON,
             "1 while the reason holds the GPU's clocks down, else 0 (DCGM: a bit of "
@@ -333,7 +433,7 @@ class GpuCollector(Collector):
                 continue
             for _bit, reason in CLOCK_EVENT_BITS:
                 active = 1 if reason in gpu.clock_throttle_reasons else 0
-                reasons.add_metric([*_gpu_labels(gpu), reason], active)
+                reasons.add_metric([*_gpu_labels(gpu, host), reason], active)
         if reasons.samples:
             yield reasons
         for name, field, factor, text in MIG_SERIES:
@@ -343,7 +443,7 @@ class GpuCollector(Collector):
                     value = _base_unit(getattr(device, field), factor)
                     if value is not None:
                         instance = "" if device.gpu_instance_id is None else device.gpu_instance_id
-                        labels = [*_gpu_labels(gpu), str(instance), device.profile or ""]
+                        labels = [*_gpu_labels(gpu, host), str(instance), device.profile or ""]
                         family.add_metric(labels, value)
             if family.samples:
                 yield family
@@ -351,11 +451,13 @@ class GpuCollector(Collector):
     def _kernel_family(self) -> Metric | None:
         if self._kernel_usage is None:
             return None
-        memory: dict[tuple[str, str, str, str], float] = defaultdict(float)
+        identity = self._identity
+        memory: dict[tuple[str, ...], float] = defaultdict(float)
         try:
             for entry in self._kernel_usage():
                 if entry.memory_used_mib is not None:
-                    labels = (entry.kernel_id, entry.path or "", str(entry.gpu_index))
+                    kernel = (entry.kernel_id, identity.notebook(entry.path))
+                    labels = (*kernel, identity.host, identity.user, str(entry.gpu_index))
                     # Summed: two rows for one kernel and GPU would be a duplicate series.
                     memory[(*labels, entry.gpu_uuid or "")] += entry.memory_used_mib
         except Exception:
@@ -396,16 +498,11 @@ def _machine_families(machine: MachineReading) -> Iterator[Metric]:
             yield family
 
 
-def render(
-    sampler: Sampler,
-    kernel_usage: Callable[[], Iterable[KernelGpuMemory]] | None,
-    accept: str | None,
-    kernel_machine: Callable[[], Iterable[KernelMachineUse]] | None = None,
-) -> tuple[bytes, str]:
+def render(collector: GpuCollector, accept: str | None) -> tuple[bytes, str]:
     """The exposition of the latest read and its content type: OpenMetrics when the scraper
     asks for it (Prometheus does), else the text format 0.0.4."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(GpuCollector(sampler, kernel_usage, kernel_machine))
+    registry.register(collector)
     encoder, content_type = choose_encoder(accept or "")
     return encoder(registry), content_type
 

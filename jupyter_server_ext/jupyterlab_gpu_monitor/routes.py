@@ -430,15 +430,20 @@ class MetricsHandler(GpuMonitorHandler):
         await self._write_metrics()
 
     async def _write_metrics(self) -> None:
-        from .metrics import render
+        from .metrics import GpuCollector, ServerIdentity, render
 
         await self.sampler.snapshot()
-        body, content_type = render(
+        config = self.monitor_config
+        collector = GpuCollector(
             self.sampler,
             self.kernels.gpu_memory,
-            self.request.headers.get("Accept"),
             self.kernels.machine_uses,
+            ServerIdentity.of(
+                config.metrics_host, config.metrics_user, config.metrics_notebook_label
+            ),
+            self.kernels.ledger.accounts,
         )
+        body, content_type = render(collector, self.request.headers.get("Accept"))
         self.finish(body, set_content_type=content_type)
 
 

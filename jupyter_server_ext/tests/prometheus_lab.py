@@ -40,6 +40,8 @@ PROMTOOL = shutil.which("promtool")
 REPO = Path(__file__).resolve().parents[2]
 ALERTS = REPO / "prometheus" / "alerts.yml"
 ALERT_TESTS = REPO / "prometheus" / "alerts.test.yml"
+LAB_RULES = REPO / "prometheus" / "lab.yml"
+LAB_TESTS = REPO / "prometheus" / "lab.test.yml"
 DASHBOARD = REPO / "grafana" / "gpu-monitor.json"
 
 # The H100 under load, as the fake nvidia-smi replays it (see conftest.fake_smi).

@@ -10,7 +10,9 @@ from types import SimpleNamespace
 import psutil
 import pytest
 import tornado
+from jupyterlab_gpu_monitor._version import __version__
 from jupyterlab_gpu_monitor.config import GpuMonitor
+from jupyterlab_gpu_monitor.kernel.ledger import NotebookGpuAccount, notebook_label
 from jupyterlab_gpu_monitor.kernel.usage import KernelUse
 from jupyterlab_gpu_monitor.metrics import in_networks
 from jupyterlab_gpu_monitor.routes import KERNELS_SETTING
@@ -22,6 +24,7 @@ from .replay import SMI_FIXTURES, server_config
 
 MIB = 1024 * 1024
 H100_UUID = "GPU-00000000-0000-0000-0000-000000000000"
+TRAIN = notebook_label("train.ipynb", "hash")
 
 
 @pytest.fixture
@@ -37,6 +40,8 @@ def jp_server_config(networks):
         command_timeout=1.0,
         idle_seconds=1.0,
         metrics_unauthenticated_networks=networks,
+        metrics_host="node-7",
+        metrics_user="ana",
     )
 
 
@@ -66,7 +71,9 @@ def kernels(*rows: tuple[str, str | None, float]) -> list[SimpleNamespace]:
 async def test_scrape_reports_the_snapshot_in_base_units_under_dcgm_like_names(fake_smi, jp_fetch):
     response = await scrape(jp_fetch)
     assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
-    gpu = frozenset({"gpu": "0", "uuid": H100_UUID, "name": "NVIDIA H100 80GB HBM3"}.items())
+    gpu = frozenset(
+        {"gpu": "0", "uuid": H100_UUID, "name": "NVIDIA H100 80GB HBM3", "host": "node-7"}.items()
+    )
     got = samples(response.body)
     # The H100 capture: 100 %, 19818 of 81559 MiB, 59 °C, 631.95 of 700 W, SM at 1980 MHz.
     assert got[("jupyter_gpu_utilization_ratio", gpu)] == 1.0
@@ -146,10 +153,13 @@ async def test_the_machine_and_each_kernel_are_scraped_in_base_units(
     )
     # A kernel's CPU in cores (387.5 % of one core), its memory in bytes; no CPU before two
     # reads is no sample, not a 0.
-    train = frozenset({"kernel_id": "k-1", "path": "train.ipynb"}.items())
+    # The notebook by a hash of its path (the default), the server's machine and user.
+    train = frozenset(
+        {"kernel_id": "k-1", "notebook": TRAIN, "host": "node-7", "user": "ana"}.items()
+    )
     assert got[("jupyter_kernel_cpu_utilization_ratio", train)] == 3.875
     assert got[("jupyter_kernel_memory_resident_bytes", train)] == 9830 * MIB
-    fresh = frozenset({"kernel_id": "k-2", "path": ""}.items())
+    fresh = frozenset({"kernel_id": "k-2", "notebook": "", "host": "node-7", "user": "ana"}.items())
     assert ("jupyter_kernel_cpu_utilization_ratio", fresh) not in got
     assert got[("jupyter_kernel_memory_resident_bytes", fresh)] == 51 * MIB
 
@@ -169,10 +179,70 @@ async def test_per_kernel_memory_is_one_series_per_kernel_and_gpu(fake_smi, jp_f
         if name == "jupyter_gpu_kernel_memory_used_bytes"
     }
     assert kernel["k-1"] == (
-        {"kernel_id": "k-1", "path": "analysis/train.ipynb", "gpu": "0", "uuid": H100_UUID},
+        {
+            "kernel_id": "k-1",
+            "notebook": notebook_label("analysis/train.ipynb", "hash"),
+            "host": "node-7",
+            "user": "ana",
+            "gpu": "0",
+            "uuid": H100_UUID,
+        },
         (1542 + 1024) * MIB,
     )
-    assert kernel["k-2"][0]["path"] == "" and kernel["k-2"][1] == 15690 * MIB
+    assert kernel["k-2"][0]["notebook"] == "" and kernel["k-2"][1] == 15690 * MIB
+
+
+async def test_the_server_says_its_machine_and_user_once(fake_smi, jp_fetch):
+    got = samples((await scrape(jp_fetch)).body)
+    info = {
+        dict(labels)["host"]: dict(labels)
+        for (name, labels), _ in got.items()
+        if name == "jupyter_server_info"
+    }
+    assert info == {"node-7": {"host": "node-7", "user": "ana", "version": __version__}}
+
+
+async def test_each_notebooks_gpu_ledger_is_a_set_of_counters_without_its_path(
+    fake_smi, jp_fetch, jp_web_app
+):
+    jp_web_app.settings[KERNELS_SETTING].gpu_memory = lambda: kernels(
+        ("k-1", "thesis/chapter-3.ipynb", 20480)
+    )
+    jp_web_app.settings[KERNELS_SETTING].ledger.accounts = lambda: [
+        NotebookGpuAccount(
+            notebook_label("thesis/chapter-3.ipynb", "hash"),
+            0,
+            H100_UUID,
+            busy_seconds=3600.5,
+            idle_held_seconds=7200,
+            energy_joules=1.5e6,
+            energy_estimated=True,
+            peak_memory_mib=20480,
+        )
+    ]
+    response = await scrape(jp_fetch)
+    got = samples(response.body)
+    labels = {
+        "notebook": notebook_label("thesis/chapter-3.ipynb", "hash"),
+        "host": "node-7",
+        "user": "ana",
+        "gpu": "0",
+        "uuid": H100_UUID,
+    }
+    ledger = {
+        name: (dict(key), value) for (name, key), value in got.items() if "notebook_gpu" in name
+    }
+    assert ledger == {
+        "jupyter_notebook_gpu_busy_seconds_total": (labels, 3600.5),
+        "jupyter_notebook_gpu_idle_held_seconds_total": (labels, 7200),
+        "jupyter_notebook_gpu_energy_joules_total": ({**labels, "estimated": "true"}, 1.5e6),
+        "jupyter_notebook_gpu_memory_peak_bytes": (labels, 20480 * MIB),
+    }
+    text = response.body.decode()
+    for counter in ("busy_seconds", "idle_held_seconds", "energy_joules"):
+        assert f"# TYPE jupyter_notebook_gpu_{counter}_total counter" in text
+    # The default label names no notebook: a reader of the lab's Prometheus learns no path.
+    assert b"chapter-3" not in response.body and b"thesis" not in response.body
 
 
 async def test_kernel_join_failure_leaves_the_gpu_series(fake_smi, jp_fetch, jp_web_app):

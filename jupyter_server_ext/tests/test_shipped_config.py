@@ -1,5 +1,6 @@
-"""What ships for a lab's Prometheus and Grafana: ``prometheus/alerts.yml`` (checked and unit
-tested with promtool) and ``grafana/gpu-monitor.json`` (valid, and naming only our series)."""
+"""What ships for a lab's Prometheus and Grafana: ``prometheus/alerts.yml`` and ``lab.yml``
+(checked and unit tested with promtool) and ``grafana/gpu-monitor.json`` (valid, and naming only
+our series)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,28 @@ import json
 import re
 import subprocess
 
+import pytest
 import yaml
 from jupyterlab_gpu_monitor.metrics import GPU_SERIES, SERIES_NAMES, series_name
 
-from .prometheus_lab import ALERT_TESTS, ALERTS, DASHBOARD, PROMTOOL, REPO, require
+from .prometheus_lab import (
+    ALERT_TESTS,
+    ALERTS,
+    DASHBOARD,
+    LAB_RULES,
+    LAB_TESTS,
+    PROMTOOL,
+    REPO,
+    require,
+)
 
-# Series names of any exporter, as they appear in PromQL.
-SERIES_NAME = re.compile(r"\b(?:jupyter_gpu|DCGM_FI|nvidia_smi)_[A-Za-z0-9_]+")
+# Series names of any exporter, as they appear in PromQL (not the names recording rules make,
+# which hold a colon).
+SERIES_NAME = re.compile(
+    r"(?<![:\w])(?:jupyter_(?:gpu|notebook|server)|DCGM_FI|nvidia_smi)_[A-Za-z0-9_]+(?![:\w])"
+)
+# Each rule file with its unit tests.
+RULE_FILES = [(ALERTS, ALERT_TESTS), (LAB_RULES, LAB_TESTS)]
 
 
 def promtool(*args: str) -> subprocess.CompletedProcess:
@@ -22,10 +38,12 @@ def promtool(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def rules(path=ALERTS) -> list[dict]:
+    return [rule for group in yaml.safe_load(path.read_text())["groups"] for rule in group["rules"]]
+
+
 def alert_rules() -> list[dict]:
-    return [
-        rule for group in yaml.safe_load(ALERTS.read_text())["groups"] for rule in group["rules"]
-    ]
+    return [rule for path, _ in RULE_FILES for rule in rules(path) if "alert" in rule]
 
 
 def dashboard_queries() -> list[str]:
@@ -33,23 +51,31 @@ def dashboard_queries() -> list[str]:
     return [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
 
 
-def test_alert_rules_pass_promtool_check():
-    checked = promtool("check", "rules", ALERTS.name)
+@pytest.mark.parametrize("path, tests", RULE_FILES, ids=lambda path: path.name)
+def test_rules_pass_promtool_check_and_their_unit_tests(path, tests):
+    checked = promtool("check", "rules", path.name)
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert f"SUCCESS: {len(alert_rules())} rules found" in checked.stdout
-
-
-def test_alert_rule_unit_tests_pass():
-    tested = promtool("test", "rules", ALERT_TESTS.name)
+    assert f"SUCCESS: {len(rules(path))} rules found" in checked.stdout
+    tested = promtool("test", "rules", tests.name)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "SUCCESS" in tested.stdout
+
+
+def test_every_recording_rule_of_the_lab_is_tested():
+    tested = {
+        case["expr"]
+        for test in yaml.safe_load(LAB_TESTS.read_text())["tests"]
+        for case in test.get("promql_expr_test", [])
+    }
+    assert {rule["record"] for rule in rules(LAB_RULES) if "record" in rule} <= tested
 
 
 def test_every_alert_is_shown_firing_and_staying_quiet():
     cases = [
         case
-        for test in yaml.safe_load(ALERT_TESTS.read_text())["tests"]
-        for case in test["alert_rule_test"]
+        for _, tests in RULE_FILES
+        for test in yaml.safe_load(tests.read_text())["tests"]
+        for case in test.get("alert_rule_test", [])
     ]
     for rule in alert_rules():
         mine = [case for case in cases if case["alertname"] == rule["alert"]]
@@ -69,14 +95,19 @@ def test_alerts_cover_each_situation_on_our_series_and_on_dcgm_series():
         assert ours in expressions and dcgm in expressions
 
 
-def test_alert_rules_on_our_series_name_only_series_we_export():
+def test_rules_on_our_series_name_only_series_we_export():
     named = {
         name
-        for rule in alert_rules()
+        for path, _ in RULE_FILES
+        for rule in rules(path)
         for name in SERIES_NAME.findall(rule["expr"])
-        if name.startswith("jupyter_gpu_")
+        if name.startswith("jupyter_")
     }
-    assert named and named <= set(SERIES_NAMES)
+    assert {
+        "jupyter_notebook_gpu_idle_held_seconds_total",
+        "jupyter_gpu_memory_used_bytes",
+    } <= named
+    assert named <= set(SERIES_NAMES), named - set(SERIES_NAMES)
 
 
 def test_dashboard_is_valid_json_and_queries_only_our_series():
@@ -100,7 +131,9 @@ def test_dashboard_is_valid_json_and_queries_only_our_series():
 
 def test_admin_guide_maps_every_series_to_its_dcgm_field_or_node_exporters():
     guide = (REPO / "docs" / "admin-guide.md").read_text()
-    documented = set(re.findall(r"`(jupyter_(?:gpu|machine|kernel)_\w+)[`{]", guide))
+    documented = set(
+        re.findall(r"`(jupyter_(?:gpu|machine|kernel|notebook|server)_\w+)[`{]", guide)
+    )
     assert documented == set(SERIES_NAMES)
     for reading in GPU_SERIES:
         name = series_name(reading)

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from .cells import KernelHistory
 from .join import KernelGpuUsage, KernelJoin, KernelMachine
+from .ledger import NotebookLedger
 
 
 class KernelService:
-    """This server's kernels joined to the GPUs at every read (``join``) and each kernel's
-    figures kept for its cells (``history``)."""
+    """This server's kernels joined to the GPUs at every read (``join``), each kernel's
+    figures kept for its cells (``history``), and what each notebook held of the GPUs
+    (``ledger``)."""
 
-    def __init__(self, join: KernelJoin, history: KernelHistory):
+    def __init__(self, join: KernelJoin, history: KernelHistory, ledger: NotebookLedger):
         self.join = join
         self.history = history
+        self.ledger = ledger
 
     def gpu_memory(self) -> list[KernelGpuUsage]:
         """What each kernel holds on each GPU at the latest read."""
