@@ -1,0 +1,111 @@
+"""The notebooks' GPU ledger as a lab's Prometheus keeps it: a real jupyter server whose fake
+nvidia-smi replays the two idle RTX A5000 of a workstation with the capture's process (llama-server,
+22430 of GPU 0's 22437 MiB and 17246 of GPU 1's 17253) as a real kernel's, and a real Prometheus
+(Debian's) scraping the server every second."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+
+import psutil
+import pytest
+from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
+
+from .prometheus_lab import (
+    free_port,
+    query,
+    running_jupyter_server,
+    running_prometheus,
+    wait_for,
+)
+from .replay import SMI_FIXTURES
+
+A5000_XML = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
+CAPTURE_PID = "100477"
+IDLE_HELD = "jupyter_notebook_gpu_idle_held_seconds_total"
+
+
+def kernel_pid(server_pid: int, kernel_id: str) -> int:
+    """The process of a kernel the server started (its connection file names the kernel)."""
+    (kernel,) = [
+        child
+        for child in psutil.Process(server_pid).children(recursive=True)
+        if any(kernel_id in part for part in child.cmdline())
+    ]
+    return kernel.pid
+
+
+def held_seconds(prometheus: str, gpu: str) -> list[tuple[float, float]]:
+    """The idle-held counter of GPU ``gpu`` as Prometheus stored it over the last minute: each
+    scrape's time and value."""
+    (series,) = query(prometheus, f'{IDLE_HELD}{{gpu="{gpu}"}}[1m]')
+    return [(float(at), float(value)) for at, value in series["values"]]
+
+
+def test_a_kernel_idle_holding_gpus_counts_its_time_within_a_scrape(tmp_path):
+    control = tmp_path / "fake-smi-control.json"
+    control.write_text("{}")
+    port, token = free_port(), secrets.token_hex(16)
+    token_file = tmp_path / "token"
+    token_file.write_text(token)
+    job = {
+        "job_name": "jupyter",
+        "metrics_path": "/gpu-monitor/metrics",
+        "authorization": {"credentials_file": str(token_file)},
+        "static_configs": [{"targets": [f"127.0.0.1:{port}"]}],
+    }
+    replay = {"FAKE_SMI_XML": str(A5000_XML), "FAKE_SMI_CONTROL": str(control)}
+    with (
+        running_prometheus(tmp_path / "prometheus", [job]) as prometheus,
+        running_jupyter_server(
+            tmp_path / "jupyter",
+            replay,
+            "--GpuMonitor.interval=0.5",
+            "--GpuMonitor.metrics_host=node-1",
+            "--GpuMonitor.metrics_user=ana",
+            port=port,
+            token=token,
+        ) as jupyter,
+    ):
+        session = json.loads(
+            jupyter.request(
+                "api/sessions",
+                json.dumps(
+                    {"path": "ledger.ipynb", "type": "notebook", "kernel": {"name": "python3"}}
+                ).encode(),
+                {"Content-Type": "application/json"},
+            )
+        )
+        pid = kernel_pid(jupyter.process.pid, session["kernel"]["id"])
+        # From now on the capture's process is the kernel: it idle-holds both GPUs.
+        control.write_text(json.dumps({"FAKE_SMI_PIDS": f"{CAPTURE_PID}:{pid}"}))
+        wait_for(prometheus, f"{IDLE_HELD} > 12", lambda result: len(result) == 2, 60)
+
+        (series, _) = query(prometheus, IDLE_HELD)
+        assert series["metric"] | {"gpu": "", "uuid": ""} == {
+            "__name__": IDLE_HELD,
+            "job": "jupyter",
+            "instance": f"127.0.0.1:{port}",
+            "notebook": notebook_label("ledger.ipynb", "hash"),
+            "host": "node-1",
+            "user": "ana",
+            "gpu": "",
+            "uuid": "",
+        }
+        # Between two scrapes, the counter grew by the time between them (times the kernel's
+        # share of the GPU's memory), give or take the half second between two reads.
+        for gpu, share in (("0", 22430 / 22437), ("1", 17246 / 17253)):
+            scrapes = held_seconds(prometheus, gpu)
+            (first_at, first), (last_at, last) = scrapes[0], scrapes[-1]
+            assert last_at - first_at >= 10
+            assert last - first == pytest.approx((last_at - first_at) * share, abs=1.0)
+
+        # The kernel lets go (the capture's process is someone else's again): no more time.
+        control.write_text("{}")
+        time.sleep(2)
+        (stopped,) = query(prometheus, f'{IDLE_HELD}{{gpu="0"}}')
+        time.sleep(3)
+        (later,) = query(prometheus, f'{IDLE_HELD}{{gpu="0"}}')
+        assert float(later["value"][1]) == float(stopped["value"][1])
