@@ -28,12 +28,7 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    const { panel } = await openProbed(
-      page,
-      tmpPath,
-      'torch.ipynb',
-      TORCH_CPU_KERNEL
-    );
+    const { panel } = await openProbed(page, tmpPath, 'torch.ipynb');
     await expect(fact(panel, 'Environment')).toHaveText('torch-cpu (venv)');
     await expect(fact(panel, 'Folder')).toHaveText(
       /\/\.kernel-envs\/torch-cpu$/
@@ -81,12 +76,7 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    const { panel } = await openProbed(
-      page,
-      tmpPath,
-      'deep.ipynb',
-      TORCH_CPU_KERNEL
-    );
+    const { panel } = await openProbed(page, tmpPath, 'deep.ipynb');
     await expect(fact(panel, 'CUDA usable')).toHaveText('no');
 
     await panel.getByRole('button', { name: 'Deep Check' }).click();
@@ -108,13 +98,9 @@ test.describe('Environment panel', () => {
     page,
     tmpPath
   }) => {
-    const { panel } = await openProbed(
-      page,
-      tmpPath,
-      'busy.ipynb',
-      TORCH_CPU_KERNEL,
-      ['import time\ntime.sleep(8)']
-    );
+    const { panel } = await openProbed(page, tmpPath, 'busy.ipynb', {
+      sources: ['import time\ntime.sleep(8)']
+    });
 
     await page.notebook.runCell(0, { wait: false });
     await page.getByRole('button', { name: 'Refresh', exact: true }).click();

@@ -5,8 +5,7 @@ import {
   DRIFT_ENV,
   DRIFT_KERNEL,
   installNumpyInDriftEnv,
-  openProbed,
-  TORCH_CPU_KERNEL
+  openProbed
 } from './testKernels';
 
 test.describe('Environment fingerprint', () => {
@@ -16,12 +15,9 @@ test.describe('Environment fingerprint', () => {
   }) => {
     test.setTimeout(240000);
     installNumpyInDriftEnv('2.2.6');
-    const { panel, path } = await openProbed(
-      page,
-      tmpPath,
-      'drift.ipynb',
-      DRIFT_KERNEL
-    );
+    const { panel, path } = await openProbed(page, tmpPath, 'drift.ipynb', {
+      kernel: DRIFT_KERNEL
+    });
     const fingerprint = panel.getByRole('region', { name: 'Fingerprint' });
     // The palette names the same command with its context.
     await page.keyboard.press('Control+Shift+C');
@@ -84,12 +80,7 @@ test.describe('Environment fingerprint', () => {
     page,
     tmpPath
   }) => {
-    const { panel } = await openProbed(
-      page,
-      tmpPath,
-      'export.ipynb',
-      TORCH_CPU_KERNEL
-    );
+    const { panel } = await openProbed(page, tmpPath, 'export.ipynb');
     const exportFile = panel
       .getByRole('region', { name: 'Fingerprint' })
       .getByRole('button', { name: 'Export environment.yml' });

@@ -3,7 +3,7 @@ import * as path from 'path';
 
 import { replaceGpus, V100S_X8 } from './fakeGpu';
 import { holdGpuMemory, openPanel, PANEL, test } from './gpuMonitor';
-import { openNotebookWith, openProbed, TORCH_CPU_KERNEL } from './testKernels';
+import { openNotebookWith, openProbed } from './testKernels';
 
 /**
  * Where the README's and the user guide's screenshots are:
@@ -98,8 +98,7 @@ test.describe('README and user guide screenshots', () => {
     const { panel: environment } = await openProbed(
       page,
       tmpPath,
-      'torch.ipynb',
-      TORCH_CPU_KERNEL
+      'torch.ipynb'
     );
     await environment.screenshot({
       path: path.join(SCREENSHOTS, 'environment-panel.png')

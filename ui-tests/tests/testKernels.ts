@@ -156,15 +156,15 @@ export async function openPanel(
 }
 
 /**
- * Open a notebook that starts the given kernel (as {@link openNotebookWith}),
- * then the Environment panel, once the kernel answered its probe.
+ * Open a notebook that starts a kernel (as {@link openNotebookWith}; the
+ * torch-cpu test kernel unless `kernel` says otherwise), then the Environment
+ * panel, once the kernel answered its probe.
  */
 export async function openProbed(
   page: IJupyterLabPageFixture,
   folder: string,
   name: string,
-  kernel: string,
-  sources: string[] = []
+  { kernel = TORCH_CPU_KERNEL, sources = [] as string[] } = {}
 ): Promise<{ panel: Locator; path: string }> {
   const path = await openNotebookWith(page, folder, name, kernel, sources);
   const panel = await openPanel(page);
