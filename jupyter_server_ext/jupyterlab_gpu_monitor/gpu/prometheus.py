@@ -11,23 +11,18 @@ staleness.py). ``/api/v1/query_range`` fills the history once, when the panel is
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
-
-from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
-from tornado.simple_httpclient import HTTPTimeoutError
 
 from .. import blocking
 from ..translation import N_, gettext
 from .clock_events import reasons_of_mask
 from .errors import GpuReadError, gpu_lost
 from .model import MIB, Gpu, GpuProcess, MigDevice, Snapshot
+from .prometheus_api import PrometheusApi
 from .readings import DCGM_ENGINE_ACTIVE, DCGM_RESERVED, READING, READINGS
 from .staleness import SeenGpus, gpu_key
 
@@ -96,7 +91,7 @@ DCGM_BLANK = 2.0**47
 # A chart is a few hundred pixels wide: more points than this from query_range are wasted.
 HISTORY_POINTS = 1000
 
-# Translated when an error is made (see PrometheusSource._failure).
+# Translated when an error is made (see PrometheusApi).
 HINTS = {
     "not_installed": N_(
         "Set c.GpuMonitor.prometheus_url to the Prometheus that scrapes this node's GPU "
@@ -404,14 +399,20 @@ class PrometheusSource:
         self._heartbeat_query = heartbeat_query(selector)
         self._seen = SeenGpus()
         self._timeout_seconds = timeout_seconds
-        self._bearer_token_file = bearer_token_file
+        self._prometheus = PrometheusApi(
+            url,
+            gettext("GpuMonitor.prometheus_url is not set"),
+            HINTS,
+            timeout_seconds,
+            bearer_token_file,
+        )
 
     async def sample(self) -> Snapshot:
         """The GPUs as Prometheus last saw them, those it no longer hears from as lost; raises
         GpuReadError when it cannot tell."""
         result, heartbeats = await asyncio.gather(
-            self._api("query", {"query": self._query}),
-            self._api("query", {"query": self._heartbeat_query}),
+            self._prometheus.api("query", {"query": self._query}),
+            self._prometheus.api("query", {"query": self._heartbeat_query}),
             return_exceptions=True,
         )
         if isinstance(result, BaseException):
@@ -429,7 +430,11 @@ class PrometheusSource:
                 "matching {selector}"
             )
             selector = self._selector or gettext("any labels")
-            raise self._failure("no_devices", message.format(url=self._url, selector=selector))
+            raise GpuReadError(
+                "no_devices",
+                message.format(url=self._url, selector=selector),
+                gettext(HINTS["no_devices"]),
+            )
         # The answer's moment on Prometheus' clock, which its sample times are on.
         now = float(result[0]["value"][0])
         exporter = "DCGM" if _has_dcgm(samples) else "nvidia_gpu_exporter"
@@ -440,7 +445,7 @@ class PrometheusSource:
         """The snapshots Prometheus holds between ``start`` and ``end`` (epoch seconds), at
         least ``step_seconds`` apart and never more than HISTORY_POINTS of them."""
         step = max(step_seconds, (end - start) / HISTORY_POINTS)
-        result = await self._api(
+        result = await self._prometheus.api(
             "query_range",
             {
                 "query": self._query,
@@ -457,86 +462,9 @@ class PrometheusSource:
         except blocking.TimedOut:
             message = gettext("converting Prometheus' history took longer than {seconds} s")
             seconds = f"{self._timeout_seconds:g}"
-            raise self._failure("timeout", message.format(seconds=seconds)) from None
+            raise GpuReadError(
+                "timeout", message.format(seconds=seconds), gettext(HINTS["timeout"])
+            ) from None
 
     def close(self) -> None:
         """Nothing to release: requests go through the event loop's shared HTTP client."""
-
-    async def _api(self, endpoint: str, params: dict[str, str]) -> list[dict[str, Any]]:
-        if not self._url:
-            message = gettext("GpuMonitor.prometheus_url is not set")
-            raise GpuReadError("not_installed", message, gettext(HINTS["not_installed"]))
-        headers = {"Accept": "application/json"}
-        if self._bearer_token_file:
-            headers["Authorization"] = f"Bearer {await self._bearer_token()}"
-        # Prometheus stops the evaluation too, instead of finishing work nobody waits for.
-        query = urlencode({**params, "timeout": f"{self._timeout_seconds:g}s"})
-        try:
-            response = await AsyncHTTPClient().fetch(
-                f"{self._url}/api/v1/{endpoint}?{query}",
-                headers=headers,
-                connect_timeout=self._timeout_seconds,
-                request_timeout=self._timeout_seconds,
-                raise_error=False,
-            )
-        except HTTPTimeoutError:
-            message = gettext("Prometheus at {url} did not answer within {seconds} s")
-            seconds = f"{self._timeout_seconds:g}"
-            raise self._failure("timeout", message.format(url=self._url, seconds=seconds)) from None
-        except (HTTPClientError, OSError) as error:
-            message = gettext("Prometheus at {url} is not reachable: {error}")
-            raise self._failure(
-                "unknown", message.format(url=self._url, error=error), "unreachable"
-            ) from None
-        return self._result(response)
-
-    async def _bearer_token(self) -> str:
-        # Read at every request: Kubernetes rotates service account tokens in place.
-        try:
-            token = await blocking.run(
-                blocking.GPU,
-                Path(self._bearer_token_file).read_text,
-                timeout_seconds=self._timeout_seconds,
-                key=("token", self._bearer_token_file),
-            )
-        except blocking.TimedOut:
-            message = gettext("the bearer token file {path} did not answer within {seconds} s")
-            path, seconds = self._bearer_token_file, f"{self._timeout_seconds:g}"
-            raise self._failure("timeout", message.format(path=path, seconds=seconds)) from None
-        except OSError as error:
-            message = gettext("the bearer token file cannot be read: {error}").format(error=error)
-            raise self._failure("permission", message) from None
-        return token.strip()
-
-    def _failure(self, kind: str, message: str, hint: str | None = None) -> GpuReadError:
-        return GpuReadError(kind, message, gettext(HINTS[hint or kind]))
-
-    def _result(self, response: HTTPResponse) -> list[dict[str, Any]]:
-        status = f"{response.code} {response.reason}"
-        if response.code in (401, 403):
-            message = gettext("Prometheus at {url} refused the request: {status}")
-            raise self._failure("permission", message.format(url=self._url, status=status))
-        try:
-            answer = json.loads(response.body or b"")
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            problem = gettext("{status}, not with Prometheus' API").format(status=status)
-            answer = {}
-        elif answer.get("status") == "success":
-            result = (answer.get("data") or {}).get("result")
-            if isinstance(result, list):
-                return result
-            problem = gettext("success, without a result")
-        else:
-            problem = f"{answer.get('errorType', status)}: {answer.get('error')}"
-        if answer.get("errorType") == "timeout" or response.code == 504:
-            message = gettext("Prometheus at {url} gave up on the query: {problem}")
-            raise self._failure("timeout", message.format(url=self._url, problem=problem))
-        if response.code >= 500:
-            message = gettext("Prometheus at {url} failed: {problem}")
-            raise self._failure(
-                "unknown", message.format(url=self._url, problem=problem), "unreachable"
-            )
-        message = gettext("Prometheus at {url} answered {problem}")
-        raise self._failure("bad_output", message.format(url=self._url, problem=problem))
