@@ -317,6 +317,41 @@ jupyter_server's own kernel API (`/api/kernels`).""",
         ],
     ),
     Route(
+        "GET",
+        "lab",
+        "GET lab",
+        "every machine of the lab, from the Prometheus that scrapes them all",
+        answer="LabView",
+        prose="""\
+Read from `GpuMonitor.lab_prometheus_url` when asked, at most every 5 s however many clients
+ask, with seven instant queries whatever the number of machines: the GPU series of every
+server's `/metrics` (each GPU once by `host` and `uuid`, however many servers of a machine
+report it) and the notebooks holding memory on them. A failure of the lab's Prometheus is the
+answer's `error` (`unknown` when it cannot be reached, `permission`, `timeout`, `bad_output`),
+never an error of this server's own readings. Without `lab_prometheus_url`, `configured` is
+false and the lists are empty.""",
+        examples=[
+            Example(
+                "Two machines, one of them not reporting:",
+                "LabView",
+                """\
+{
+  "configured": true, "timestamp": 1764950400.0, "user": "ana", "error": null,
+  "reporting": 1, "known": 2,
+  "nodes": [
+    {"host": "node-1", "reporting": true, "last_seen": 1764950399.2, "gpus": [
+      {"uuid": "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", "index": 0,
+       "name": "NVIDIA RTX A5000", "utilization_gpu": 0, "memory_used_mib": 22437,
+       "memory_total_mib": 24564, "free": false,
+       "holders": [{"user": "ana", "notebook": "3f2a9c01b7de", "memory_used_mib": 22430,
+                    "own": true}]}]},
+    {"host": "node-2", "reporting": false, "last_seen": null, "gpus": []}
+  ]
+}""",
+            )
+        ],
+    ),
+    Route(
         "POST",
         "kernels/<kernel_id>/spans",
         "POST kernels/<kernel_id>/spans",

@@ -101,6 +101,26 @@ class GpuMonitor(Configurable):
         "client of the proxy scrape without a token.",
     ).tag(config=True)
 
+    lab_prometheus_url = Unicode(
+        "",
+        help="The lab's Prometheus, which scrapes every GPU server's /gpu-monitor/metrics (the "
+        "address under which it serves /api/v1/query, e.g. 'http://prometheus.lab:9090'): "
+        "GET lab, the Lab view and `jupyter-gpu-monitor lab` show every machine from it. "
+        "Empty: no lab view.",
+    ).tag(config=True)
+
+    lab_prometheus_bearer_token_file = Unicode(
+        "",
+        help="A file holding a bearer token sent to the lab's Prometheus (re-read at each "
+        "request). Empty: no Authorization header.",
+    ).tag(config=True)
+
+    lab_prometheus_verify_tls = Bool(
+        True,
+        help="Whether to check the TLS certificate of an https:// lab_prometheus_url. Turn it "
+        "off only for a lab's own self-signed certificate on a network you trust.",
+    ).tag(config=True)
+
     metrics_notebook_label = Enum(
         ["hash", "path", "none"],
         default_value="hash",
@@ -173,12 +193,12 @@ class GpuMonitor(Configurable):
                 ) from None
         return proposal.value
 
-    @validate("prometheus_url")
+    @validate("prometheus_url", "lab_prometheus_url")
     def _valid_prometheus_url(self, proposal):
         address = urlsplit(proposal.value)
         if proposal.value and (address.scheme not in ("http", "https") or not address.netloc):
             raise TraitError(
-                "GpuMonitor.prometheus_url must be the http:// or https:// address of a "
+                f"GpuMonitor.{proposal.trait.name} must be the http:// or https:// address of a "
                 f"Prometheus, like 'http://prometheus:9090', not {proposal.value!r}"
             )
         return proposal.value

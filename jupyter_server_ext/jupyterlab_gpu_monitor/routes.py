@@ -64,6 +64,7 @@ SAMPLER_SETTING = "gpu_monitor_sampler"
 CONFIG_SETTING = "gpu_monitor_config"
 KERNELS_SETTING = "gpu_monitor_kernels"
 IN_FLIGHT_SETTING = "gpu_monitor_in_flight"
+LAB_SETTING = "gpu_monitor_lab"
 
 
 class ApiError(tornado.web.HTTPError):
@@ -300,6 +301,31 @@ class KernelsHandler(GpuMonitorHandler):
         kernels = await kernel_join.kernels()
         settle_starting(self.kernel_manager, kernels)
         self.finish(json.dumps(kernels_summary(snapshot, kernels, kernel_join.machine_use)))
+
+
+class LabHandler(GpuMonitorHandler):
+    """``GET lab``: every machine of the lab, from the Prometheus that scrapes them all
+    (``GpuMonitor.lab_prometheus_url``); ``configured: false`` without one."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        lab = self.settings.get(LAB_SETTING)
+        if lab is None:
+            # Made at the first request: a server whose users never look costs nothing.
+            from .lab.service import LabService
+            from .metrics import ServerIdentity
+
+            config = self.monitor_config
+            user = ServerIdentity.of(config.metrics_host, config.metrics_user).user
+            lab = self.settings[LAB_SETTING] = LabService(
+                config.lab_prometheus_url,
+                user,
+                config.command_timeout,
+                config.lab_prometheus_bearer_token_file,
+                config.lab_prometheus_verify_tls,
+            )
+        self.finish(json.dumps(await lab.view()))
 
 
 class ProbeHandler(GpuMonitorHandler):
@@ -633,6 +659,7 @@ def setup_route_handlers(
                 url_path_join(api, "kernels", KERNEL_ID, "release-cached-memory"),
                 KernelCacheReleaseHandler,
             ),
+            (url_path_join(api, "lab"), LabHandler),
             (url_path_join(api, "probe"), ProbeHandler),
             (url_path_join(api, "diagnose"), DiagnoseHandler),
             (url_path_join(api, "envs"), EnvironmentsHandler),

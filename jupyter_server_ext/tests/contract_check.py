@@ -18,6 +18,7 @@ ANSWERS = {
     ("GET", "gpus/history"): "GpuHistory",
     ("GET", "status"): "ServerStatus",
     ("GET", "kernels"): "KernelList",
+    ("GET", "lab"): "LabView",
     ("POST", "kernels/*/spans"): "SpansAnswer",
     ("POST", "kernels/*/release-cached-memory"): "CacheReleaseAnswer",
     ("GET", "probe"): "ProbeExpression",

@@ -1,5 +1,5 @@
 /**
- * GPU readings: GET gpus, GET gpus/history and GET status. Percent 0-100, MiB, degrees Celsius, watts, MHz; null wherever the device or the source does not report a value, never 0.
+ * GPU readings: GET gpus, GET gpus/history, GET status and GET lab. Percent 0-100, MiB, degrees Celsius, watts, MHz; null wherever the device or the source does not report a value, never 0.
  *
  * Generated from api_schema/gpus.json by `jlpm build:schemas`; do not edit.
  */
@@ -605,4 +605,120 @@ export interface IServerStatus {
    * What went wrong reading the GPUs, if anything.
    */
   error: IGpuError | null;
+}
+
+/**
+ * A user's notebook that holds memory on a GPU of the lab.
+ */
+export interface ILabHolder {
+  /**
+   * The user of the server whose kernels hold it (its `user` label in /metrics).
+   */
+  user: string;
+  /**
+   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty.
+   */
+  notebook: string;
+  /**
+   * The memory its kernels hold on the GPU, in MiB.
+   */
+  memory_used_mib: number;
+  /**
+   * Whether it is a notebook of the user of the server that answers.
+   */
+  own: boolean;
+}
+
+/**
+ * One GPU of a machine of the lab, once however many servers of the machine report it.
+ */
+export interface ILabGpu {
+  /**
+   * The GPU UUID.
+   */
+  uuid: string;
+  /**
+   * The GPU index on its machine.
+   */
+  index: number;
+  /**
+   * The product name.
+   */
+  name: string | null;
+  /**
+   * Utilisation at the latest scrape, in percent.
+   */
+  utilization_gpu: number | null;
+  /**
+   * Memory in use at the latest scrape, in MiB.
+   */
+  memory_used_mib: number | null;
+  /**
+   * Memory there is, in MiB.
+   */
+  memory_total_mib: number | null;
+  /**
+   * Whether nobody holds the held-memory rule's MiB (`HeldMemoryMib`) on it.
+   */
+  free: boolean;
+  /**
+   * The notebooks of the lab's servers that hold memory on it, most first.
+   */
+  holders: ILabHolder[];
+}
+
+/**
+ * One machine of the lab: its `host` label in /metrics.
+ */
+export interface ILabNode {
+  /**
+   * The machine's host name (`GpuMonitor.metrics_host` of its servers).
+   */
+  host: string;
+  /**
+   * Whether its newest sample is within two of its scrape intervals. A machine whose samples stop coming (a federated Prometheus) keeps its last GPUs; one whose scrapes fail has none (Prometheus marks its series stale at once).
+   */
+  reporting: boolean;
+  /**
+   * When its newest sample was scraped, in seconds since the epoch; null for one seen in the last day but not now (its scrapes fail, or it stopped more than Prometheus' lookback of 5 min ago).
+   */
+  last_seen: number | null;
+  /**
+   * Its GPUs, by index.
+   */
+  gpus: ILabGpu[];
+}
+
+/**
+ * Every machine of the lab, from the Prometheus that scrapes every server (`GpuMonitor.lab_prometheus_url`).
+ */
+export interface ILabView {
+  /**
+   * Whether `GpuMonitor.lab_prometheus_url` names a lab's Prometheus; without one the rest is empty.
+   */
+  configured: boolean;
+  /**
+   * When the lab was read, on Prometheus' clock, in seconds since the epoch.
+   */
+  timestamp: number;
+  /**
+   * The user of the server that answers, whose notebooks are `own`.
+   */
+  user: string;
+  /**
+   * Why the lab's Prometheus could not be read (then `nodes` is empty), or null.
+   */
+  error: IGpuError | null;
+  /**
+   * The machines, by host.
+   */
+  nodes: ILabNode[];
+  /**
+   * How many machines are reporting.
+   */
+  reporting: number;
+  /**
+   * How many machines Prometheus has seen in the last day.
+   */
+  known: number;
 }

@@ -1,0 +1,133 @@
+"""The lab's view, built from the answers of a fixed set of instant queries (one per measure,
+whatever the number of machines) to the Prometheus that scrapes every server's ``/metrics``.
+
+A machine is its ``host`` label; a GPU that several servers of one machine report (JupyterHub
+runs a server per user) is one GPU, by ``uuid``. A machine whose newest sample is older than two
+of its scrape intervals is not reporting; one Prometheus saw in the last day but not now (its
+scrapes fail, which marks its series stale at once, or it stopped more than the lookback of 5
+minutes ago) is listed without GPUs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..contract import constant
+from ..gpu.model import MIB
+
+HELD_MEMORY_MIB = constant("HeldMemoryMib")
+# The window over which a machine's scrapes are counted to learn its scrape interval.
+SCRAPE_WINDOW_SECONDS = 600
+
+# Each measure, a GPU once per machine however many servers report it.
+QUERIES = {
+    "utilization": "max by (host, uuid, gpu, name) (jupyter_gpu_utilization_ratio)",
+    "memory_used": "max by (host, uuid, gpu, name) (jupyter_gpu_memory_used_bytes)",
+    "memory_total": "max by (host, uuid, gpu, name) (jupyter_gpu_memory_total_bytes)",
+    "holders": "sum by (host, uuid, user, notebook) (jupyter_gpu_kernel_memory_used_bytes)",
+    "newest": "max by (host) (timestamp(jupyter_server_info))",
+    "scrapes": f"max by (host) (count_over_time(jupyter_server_info[{SCRAPE_WINDOW_SECONDS}s]))",
+    "known": "max by (host) (present_over_time(jupyter_server_info[1d]))",
+}
+
+Result = list[dict[str, Any]]
+
+
+@dataclass
+class LabHolder:
+    """A user's notebook that holds memory on a GPU of the lab."""
+
+    user: str
+    notebook: str
+    memory_used_mib: float
+    own: bool  # the user of the server that asks
+
+
+@dataclass
+class LabGpu:
+    uuid: str
+    index: int
+    name: str | None
+    utilization_gpu: float | None
+    memory_used_mib: float | None
+    memory_total_mib: float | None
+    free: bool  # nobody holds the held-memory rule's MiB on it
+    holders: list[LabHolder] = field(default_factory=list)
+
+
+@dataclass
+class LabNode:
+    host: str
+    reporting: bool
+    last_seen: float | None
+    gpus: list[LabGpu] = field(default_factory=list)
+
+
+def _value(series: Mapping[str, Any]) -> float:
+    return float(series["value"][1])
+
+
+def _by_gpu(result: Result) -> dict[tuple[str, str], float]:
+    return {(s["metric"].get("host", ""), s["metric"].get("uuid", "")): _value(s) for s in result}
+
+
+def lab_nodes(answers: Mapping[str, Result], now: float, user: str) -> list[LabNode]:
+    """The machines, by host, each with its GPUs by index, from the answers to ``QUERIES``
+    asked at ``now`` (Prometheus' clock); ``user`` is the asking server's, whose notebooks are
+    marked as its own."""
+    newest = {s["metric"].get("host", ""): _value(s) for s in answers["newest"]}
+    scrapes = {s["metric"].get("host", ""): _value(s) for s in answers["scrapes"]}
+    hosts = {s["metric"].get("host", "") for s in answers["known"]} | newest.keys()
+    nodes = {
+        host: LabNode(host, _reporting(host, newest, scrapes, now), newest.get(host))
+        for host in hosts
+    }
+    used, total = _by_gpu(answers["memory_used"]), _by_gpu(answers["memory_total"])
+    utilization = _by_gpu(answers["utilization"])
+    gpus: dict[tuple[str, str], LabGpu] = {}
+    for series in answers["memory_total"]:
+        labels = series["metric"]
+        key = (labels.get("host", ""), labels.get("uuid", ""))
+        mib_used = used[key] / MIB if key in used else None
+        gpu = gpus[key] = LabGpu(
+            uuid=key[1],
+            index=int(labels.get("gpu", "0")),
+            name=labels.get("name"),
+            utilization_gpu=utilization[key] * 100 if key in utilization else None,
+            memory_used_mib=mib_used,
+            memory_total_mib=total[key] / MIB,
+            free=mib_used is not None and mib_used < HELD_MEMORY_MIB,
+        )
+        nodes.setdefault(key[0], LabNode(key[0], False, None)).gpus.append(gpu)
+    for series in answers["holders"]:
+        labels = series["metric"]
+        gpu = gpus.get((labels.get("host", ""), labels.get("uuid", "")))
+        if gpu is not None:
+            holder_user = labels.get("user", "")
+            mib = _value(series) / MIB
+            gpu.holders.append(
+                LabHolder(holder_user, labels.get("notebook", ""), mib, holder_user == user)
+            )
+    for node in nodes.values():
+        node.gpus.sort(key=lambda gpu: gpu.index)
+        for gpu in node.gpus:
+            gpu.holders.sort(key=lambda holder: -holder.memory_used_mib)
+    return sorted(nodes.values(), key=lambda node: node.host)
+
+
+def _reporting(
+    host: str, newest: Mapping[str, float], scrapes: Mapping[str, float], now: float
+) -> bool:
+    """Whether the machine's newest sample is within two of its scrape intervals, learnt from
+    how many scrapes the last window holds (a machine that stopped counts fewer: its interval
+    comes out longer, which only delays calling it stale)."""
+    if host not in newest:
+        return False
+    interval = SCRAPE_WINDOW_SECONDS / max(scrapes.get(host, 1.0), 1.0)
+    return now - newest[host] <= 2 * interval
+
+
+def nodes_json(nodes: list[LabNode]) -> list[dict[str, Any]]:
+    return [asdict(node) for node in nodes]

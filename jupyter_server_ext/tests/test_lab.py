@@ -1,0 +1,171 @@
+"""``GET lab``: every machine of a lab, from a real Prometheus (Debian's) scraping real jupyter
+servers on loopback, each with the fake nvidia-smi replaying a real capture: node-1, a
+workstation with two RTX A5000 on which two users run a server each (JupyterHub), and node-2,
+a server with eight Tesla V100S."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
+from jupyterlab_gpu_monitor.lab import service
+
+from .prometheus_lab import (
+    free_port,
+    running_jupyter_server,
+    running_prometheus,
+)
+from .replay import SMI_FIXTURES, server_config
+from .test_lab_ledger import CAPTURE_PID, kernel_pid
+
+A5000 = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
+V100S = SMI_FIXTURES / "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"
+
+
+def lab_of(server) -> dict:
+    return json.loads(server.get("gpu-monitor/api/lab"))
+
+
+def until(server, done, timeout_seconds: float = 60) -> dict:
+    """The lab's view once ``done`` says it is there (Prometheus takes its targets in every
+    5 s, and the view is read again every 5 s)."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        view = lab_of(server)
+        if done(view):
+            return view
+        assert time.monotonic() < deadline, json.dumps(view)[:2000]
+        time.sleep(0.5)
+
+
+def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tmp_path: Path):
+    servers = {
+        "ana": ("node-1", A5000),
+        "ben": ("node-1", A5000),  # the same workstation, another user's server
+        "cleo": ("node-2", V100S),
+    }
+    ports = {user: free_port() for user in servers}
+    tokens = {user: secrets.token_hex(16) for user in servers}
+    jobs = []
+    for user in servers:
+        token_file = tmp_path / f"{user}-token"
+        token_file.write_text(tokens[user])
+        jobs.append(
+            {
+                "job_name": user,
+                "metrics_path": "/gpu-monitor/metrics",
+                "authorization": {"credentials_file": str(token_file)},
+                "static_configs": [{"targets": [f"127.0.0.1:{ports[user]}"]}],
+            }
+        )
+    control = tmp_path / "ana-fake-smi.json"
+    control.write_text("{}")
+    with ExitStack() as running:
+        prometheus = running.enter_context(running_prometheus(tmp_path / "prometheus", jobs))
+        jupyter = {}
+        for user, (host, capture) in servers.items():
+            replay = {"FAKE_SMI_XML": str(capture)}
+            if user == "ana":
+                replay["FAKE_SMI_CONTROL"] = str(control)
+            jupyter[user] = running.enter_context(
+                running_jupyter_server(
+                    tmp_path / user,
+                    replay,
+                    f"--GpuMonitor.metrics_host={host}",
+                    f"--GpuMonitor.metrics_user={user}",
+                    f"--GpuMonitor.lab_prometheus_url={prometheus}",
+                    port=ports[user],
+                    token=tokens[user],
+                )
+            )
+        ana = jupyter["ana"]
+        # Ana's notebook holds the workstation's GPUs: the capture's process is its kernel.
+        session = json.loads(
+            ana.request(
+                "api/sessions",
+                json.dumps(
+                    {"path": "train.ipynb", "type": "notebook", "kernel": {"name": "python3"}}
+                ).encode(),
+                {"Content-Type": "application/json"},
+            )
+        )
+        pid = kernel_pid(ana.process.pid, session["kernel"]["id"])
+        control.write_text(json.dumps({"FAKE_SMI_PIDS": f"{CAPTURE_PID}:{pid}"}))
+
+        view = until(
+            ana,
+            lambda view: (
+                view["reporting"] == 2
+                and any(gpu["holders"] for node in view["nodes"] for gpu in node["gpus"])
+            ),
+        )
+        assert (view["configured"], view["user"], view["error"], view["known"]) == (
+            True,
+            "ana",
+            None,
+            2,
+        )
+        node1, node2 = view["nodes"]
+        # The workstation's two GPUs once, though two servers report them.
+        assert node1["host"] == "node-1" and node1["reporting"]
+        assert [(gpu["index"], gpu["name"]) for gpu in node1["gpus"]] == [
+            (0, "NVIDIA RTX A5000"),
+            (1, "NVIDIA RTX A5000"),
+        ]
+        gpu0 = node1["gpus"][0]
+        assert (gpu0["memory_used_mib"], gpu0["memory_total_mib"], gpu0["free"]) == (
+            22437,
+            24564,
+            False,
+        )
+        assert gpu0["holders"] == [
+            {
+                "user": "ana",
+                "notebook": notebook_label("train.ipynb", "hash"),
+                "memory_used_mib": 22430,
+                "own": True,
+            }
+        ]
+        # Ben sees the same notebook as another user's, by its hash.
+        (ben_holder,) = until(
+            jupyter["ben"], lambda view: bool(view["nodes"][0]["gpus"][0]["holders"])
+        )["nodes"][0]["gpus"][0]["holders"]
+        assert (ben_holder["user"], ben_holder["own"]) == ("ana", False)
+        assert node2["host"] == "node-2" and len(node2["gpus"]) == 8
+        assert all(gpu["name"] == "Tesla V100S-PCIE-32GB" for gpu in node2["gpus"])
+
+        # node-2's server stops: node-2 is still known, no longer reporting.
+        jupyter["cleo"].process.terminate()
+        view = until(ana, lambda view: view["reporting"] == 1)
+        assert view["known"] == 2
+        # Its series went stale at the first failed scrape: known from the last day, no GPUs.
+        assert view["nodes"][1] == {
+            "host": "node-2",
+            "reporting": False,
+            "last_seen": None,
+            "gpus": [],
+        }
+
+
+@pytest.fixture
+def jp_server_config():
+    return server_config(lab_prometheus_url=f"http://127.0.0.1:{free_port()}")
+
+
+async def test_an_unreachable_lab_prometheus_is_the_views_error_not_the_servers(
+    fake_smi, jp_fetch, monkeypatch
+):
+    monkeypatch.setattr(service, "REFRESH_SECONDS", 0.0)
+    view = json.loads((await jp_fetch("gpu-monitor", "api", "lab")).body)
+    assert (view["configured"], view["nodes"], view["known"]) == (True, [], 0)
+    assert view["error"]["kind"] == "unknown"
+    assert view["error"]["message"].startswith("Prometheus at http://127.0.0.1:")
+    assert "GpuMonitor.lab_prometheus_url" in view["error"]["hint"]
+    # This server's own GPUs are read as ever.
+    gpus = json.loads((await jp_fetch("gpu-monitor", "api", "gpus")).body)
+    assert gpus["error"] is None and gpus["gpus"]
