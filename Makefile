@@ -32,6 +32,9 @@ $(VENV)/.installed: pyproject.toml package.json yarn.lock hatch_build.py $(CATAL
 	$(BIN)/pip install --upgrade pip
 	@echo "Installing the package and its test tools, and building the frontend inside pip"
 	@echo "(jlpm install, then jlpm build: a few minutes the first time, ~600 MB of node_modules)"
+	@# The last `develop` wrote install.json into the build folder, which the wheel maps whole
+	@# beside install.json itself: a second install would add it twice and fail.
+	rm -f jupyter_server_ext/jupyterlab_gpu_monitor/labextension/install.json
 	$(BIN)/pip install -e ".[test,docs]"
 	$(BIN)/jupyter-builder develop --overwrite .
 	touch $@

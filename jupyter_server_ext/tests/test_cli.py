@@ -15,6 +15,7 @@ from jupyterlab_gpu_monitor import __version__
 from jupyterlab_gpu_monitor.cli import main
 from jupyterlab_gpu_monitor.cli.doctor import DoctorApp
 from jupyterlab_gpu_monitor.cli.environments import EnvsApp, ExportApp
+from jupyterlab_gpu_monitor.cli.lab import LabApp
 from jupyterlab_gpu_monitor.cli.snapshot import SnapshotApp
 from jupyterlab_gpu_monitor.config import GpuMonitor
 
@@ -22,7 +23,7 @@ from .replay import SMI_FIXTURES, captures, install_fake_nvidia_smi
 
 SCRIPT = Path(sys.executable).with_name("jupyter-gpu-monitor")
 T4 = str(SMI_FIXTURES / "xml/tesla-t4-linux-driver-515.105-v11-2procs.xml")
-SUBCOMMANDS = (SnapshotApp, DoctorApp, EnvsApp, ExportApp)
+SUBCOMMANDS = (SnapshotApp, DoctorApp, EnvsApp, ExportApp, LabApp)
 # What the server's side of a message looks like: a route, a query parameter, a setting's name.
 SERVER_TERMS = re.compile(r"\b(?:GET|POST) |use_conda|style=|gpu-monitor/api|\?\w+=|GpuMonitor\.")
 
@@ -114,7 +115,7 @@ def test_main_help_describes_each_subcommand_and_shows_examples():
     description, rest = result.stdout.split("\n\nSubcommands\n", 1)
     assert description.startswith("The GPUs, the environments and their diagnoses")
     assert "jupyter_server_config.py" in description
-    for name in ("snapshot", "doctor", "envs", "export"):
+    for name in ("snapshot", "doctor", "envs", "export", "lab"):
         assert re.search(rf"^{name}\n    \S", rest, re.M), f"no summary for {name}"
     assert "Examples\n--------\n" in rest and "jupyter-gpu-monitor doctor --env train" in rest
     assert result.stdout.rstrip().endswith("jupyter-gpu-monitor SUBCOMMAND --help")

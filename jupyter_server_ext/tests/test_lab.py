@@ -6,14 +6,18 @@ a server with eight Tesla V100S."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from jupyterlab_gpu_monitor.contract import constant
+from jupyterlab_gpu_monitor.gpu.model import MIB
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 from jupyterlab_gpu_monitor.lab import service
+from jupyterlab_gpu_monitor.lab.view import lab_nodes
 
 from .prometheus_lab import (
     free_port,
@@ -21,6 +25,7 @@ from .prometheus_lab import (
     running_prometheus,
 )
 from .replay import SMI_FIXTURES, server_config
+from .test_cli import assert_in_command_terms, run
 from .test_lab_ledger import CAPTURE_PID, kernel_pid
 
 A5000 = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
@@ -139,6 +144,23 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
         assert node2["host"] == "node-2" and len(node2["gpus"]) == 8
         assert all(gpu["name"] == "Tesla V100S-PCIE-32GB" for gpu in node2["gpus"])
 
+        # The same from a terminal, as ana.
+        printed = run("lab", "--lab-prometheus-url", prometheus, "--GpuMonitor.metrics_user=ana")
+        assert printed.returncode == 0, printed.stderr
+        lines = printed.stdout.splitlines()
+        assert lines[0] == "node-1  reporting  2 GPUs, 0 free"
+        assert lines[1] == (
+            "  GPU 0  NVIDIA RTX A5000  0 %  21.9 / 24.0 GiB  "
+            f"ana {notebook_label('train.ipynb', 'hash')} (yours) 21.9 GiB"
+        )
+        assert lines[3] == "node-2  reporting  8 GPUs, 0 free"  # eight busy, full GPUs
+        assert lines[-1] == "2 of 2 machines reporting"
+        as_json = run("lab", "--json", "--lab-prometheus-url", prometheus)
+        assert [node["host"] for node in json.loads(as_json.stdout)["nodes"]] == [
+            "node-1",
+            "node-2",
+        ]
+
         # node-2's server stops: node-2 is still known, no longer reporting.
         jupyter["cleo"].process.terminate()
         view = until(ana, lambda view: view["reporting"] == 1)
@@ -169,3 +191,42 @@ async def test_an_unreachable_lab_prometheus_is_the_views_error_not_the_servers(
     # This server's own GPUs are read as ever.
     gpus = json.loads((await jp_fetch("gpu-monitor", "api", "gpus")).body)
     assert gpus["error"] is None and gpus["gpus"]
+
+
+def test_the_lab_command_without_a_lab_prometheus_says_which_option_sets_it(tmp_path):
+    result = run("lab", env={**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path)})
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(
+        "error (not_installed): --lab-prometheus-url is not set\nhint: Set --lab-prometheus-url"
+    )
+    assert_in_command_terms(result)
+
+
+def series(value: float, **labels: str) -> dict:
+    """One series of an instant query's answer, as Prometheus gives it, at time 1000."""
+    return {"metric": labels, "value": [1000.0, str(value)]}
+
+
+def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_intervals():
+    held = constant("HeldMemoryMib")
+    gpu = {"host": "node-1", "gpu": "0", "name": "NVIDIA H100 80GB HBM3"}
+    answers = {
+        "utilization": [],
+        "memory_used": [
+            series((held - 1) * MIB, uuid="GPU-a", **gpu),
+            series(held * MIB, uuid="GPU-b", **{**gpu, "gpu": "1"}),
+        ],
+        "memory_total": [
+            series(81559 * MIB, uuid="GPU-a", **gpu),
+            series(81559 * MIB, uuid="GPU-b", **{**gpu, "gpu": "1"}),
+        ],
+        "holders": [],
+        # Scraped every 10 s (60 scrapes in ten minutes): node-1 20 s ago, node-2 21 s ago.
+        "newest": [series(980, host="node-1"), series(979, host="node-2")],
+        "scrapes": [series(60, host="node-1"), series(60, host="node-2")],
+        "known": [series(1, host="node-1"), series(1, host="node-2"), series(1, host="node-3")],
+    }
+    node1, node2, node3 = lab_nodes(answers, 1000.0, "ana")
+    assert [gpu.free for gpu in node1.gpus] == [True, False]
+    assert (node1.reporting, node2.reporting, node3.reporting) == (True, False, False)
+    assert (node3.last_seen, node3.gpus) == (None, [])

@@ -74,6 +74,11 @@ class GpuMonitorApp(Command):
                 "jupyterlab_gpu_monitor.cli.environments.ExportApp",
                 gettext("Print an environment's environment.yml."),
             ),
+            # By name: only it imports the lab's modules.
+            "lab": (
+                "jupyterlab_gpu_monitor.cli.lab.LabApp",
+                gettext("Print every machine of the lab, from the lab's Prometheus."),
+            ),
         }
 
     def emit_help_epilogue(self, classes: bool) -> Iterable[str]:

@@ -24,6 +24,8 @@ SETTING_OPTIONS = {
     "envs-dir": "extra_envs_dirs",
     "conda": "conda_path",
     "conda-timeout": "conda_timeout",
+    "lab-prometheus-url": "lab_prometheus_url",
+    "lab-prometheus-bearer-token-file": "lab_prometheus_bearer_token_file",
 }
 # What traitlets answers itself, before any option is read.
 TRAITLETS_OPTIONS = {"help", "help-all", "version"}
@@ -96,6 +98,12 @@ def setting_help() -> dict[str, str]:
         ).format(selector='{Hostname="node-7"}'),
         "prometheus-bearer-token-file": gettext(
             "With --source prometheus: a file holding a bearer token for Prometheus."
+        ),
+        "lab-prometheus-url": gettext(
+            "The lab's Prometheus, which scrapes every server's /gpu-monitor/metrics, e.g. {url}."
+        ).format(url="http://prometheus.lab:9090"),
+        "lab-prometheus-bearer-token-file": gettext(
+            "A file holding a bearer token for the lab's Prometheus."
         ),
         "envs-dir": gettext(
             "Also search this folder of environments (repeatable); replaces "

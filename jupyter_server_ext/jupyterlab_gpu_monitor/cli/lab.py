@@ -1,0 +1,134 @@
+"""``lab``: every machine of the lab, from the Prometheus that scrapes every server, as a table
+or ``GET lab``'s JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from traitlets import Bool
+
+from ..lab.service import HINTS, LabService
+from ..metrics import ServerIdentity
+from ..translation import gettext, ngettext
+from .command import GpuMonitorCommand
+from .terms import COMMAND, failure_text
+
+
+def _gib(mib: float | None) -> str:
+    return gettext("n/a") if mib is None else f"{mib / 1024:.1f}"
+
+
+def _gpu_line(gpu: dict[str, Any]) -> str:
+    utilization = gpu["utilization_gpu"]
+    busy = gettext("n/a") if utilization is None else f"{utilization:.0f} %"
+    memory = f"{_gib(gpu['memory_used_mib'])} / {_gib(gpu['memory_total_mib'])} GiB"
+    holders = ", ".join(
+        (
+            gettext("{user} {notebook} (yours) {memory} GiB")
+            if holder["own"]
+            else gettext("{user} {notebook} {memory} GiB")
+        ).format(
+            user=holder["user"],
+            notebook=holder["notebook"] or "-",
+            memory=_gib(holder["memory_used_mib"]),
+        )
+        for holder in gpu["holders"]
+    )
+    state = gettext("free") if gpu["free"] else holders
+    name = gpu["name"] or gettext("unknown GPU")
+    return f"  GPU {gpu['index']}  {name}  {busy}  {memory}  {state}".rstrip()
+
+
+def format_lab(view: dict[str, Any]) -> str:
+    """The lab as a terminal shows it: each machine, its GPUs under it, then how many report."""
+    lines = []
+    for node in view["nodes"]:
+        gpus = node["gpus"]
+        state = gettext("reporting") if node["reporting"] else gettext("not reporting")
+        free = sum(1 for gpu in gpus if gpu["free"])
+        summary = ngettext("{count} GPU, {free} free", "{count} GPUs, {free} free", len(gpus))
+        summary = summary.format(count=len(gpus), free=free)
+        lines.append(f"{node['host']}  {state}  {summary}" if gpus else f"{node['host']}  {state}")
+        lines.extend(_gpu_line(gpu) for gpu in gpus)
+    lines.append(
+        gettext("{reporting} of {known} machines reporting").format(
+            reporting=view["reporting"], known=view["known"]
+        )
+    )
+    return "\n".join(lines)
+
+
+class LabApp(GpuMonitorCommand):
+    """``lab``: every machine of the lab."""
+
+    name = f"{COMMAND} lab"
+
+    json_output = Bool(False, help="Print GET lab's JSON, its error included.").tag(config=True)
+
+    def command_description(self) -> str:
+        """What the command does, one paragraph in the language in force."""
+        return gettext(
+            "Ask the lab's Prometheus (GpuMonitor.lab_prometheus_url, which scrapes every "
+            "server's /gpu-monitor/metrics) for every machine of the lab and print a table: each "
+            "machine, whether it reports, and its GPUs with their utilisation, memory and the "
+            "notebooks that hold them, by user (yours marked). With --json, GET lab's JSON. Exit "
+            "status: 0; 1 when the lab's Prometheus is not set or could not be read (what "
+            "happened and what to do on stderr); 2 for an invalid option or setting."
+        )
+
+    def command_examples(self) -> Iterable[tuple[str, str]]:
+        return (
+            (f"{COMMAND} lab", gettext("every machine and its GPUs")),
+            (f"{COMMAND} lab --json", gettext("GET lab's JSON, for scripts")),
+            (
+                f"{COMMAND} lab --lab-prometheus-url http://prometheus.lab:9090",
+                gettext("another Prometheus than the config files name"),
+            ),
+        )
+
+    def command_aliases(self) -> dict[str, tuple[str, str]]:
+        """Where the lab's Prometheus is, and how long it may take."""
+        return self.setting_aliases(
+            "lab-prometheus-url", "lab-prometheus-bearer-token-file", "command-timeout"
+        )
+
+    def command_flags(self) -> dict[str, tuple[dict, str]]:
+        """``--json``."""
+        return {
+            "json": (
+                {"LabApp": {"json_output": True}},
+                gettext("Print GET lab's JSON, its error included."),
+            )
+        }
+
+    def start(self) -> int:
+        """0 when the lab was read, 1 when not."""
+        settings = self.settings
+        if not settings.lab_prometheus_url:
+            message = gettext("GpuMonitor.lab_prometheus_url is not set")
+            print(
+                failure_text("not_installed", message, gettext(HINTS["not_installed"])),
+                file=sys.stderr,
+            )
+            return 1
+        lab = LabService(
+            settings.lab_prometheus_url,
+            ServerIdentity.of(settings.metrics_host, settings.metrics_user).user,
+            settings.command_timeout,
+            settings.lab_prometheus_bearer_token_file,
+            settings.lab_prometheus_verify_tls,
+        )
+        view = asyncio.run(lab.view())
+        error = view["error"]
+        if self.json_output:
+            print(json.dumps(view, indent=2))
+        elif error is None:
+            print(format_lab(view))
+        if error is not None:
+            print(failure_text(error["kind"], error["message"], error["hint"]), file=sys.stderr)
+            return 1
+        return 0
