@@ -157,6 +157,7 @@ bench: install
 	python bench/machine_read.py
 	python bench/envs.py
 	python bench/metrics.py
+	python bench/lab.py
 	jlpm build:prod
 	node --expose-gc bench/panel.mjs
 	python bench/dashboard_tick.py

@@ -11,7 +11,7 @@ minutes ago) is listed without GPUs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract import constant
@@ -130,4 +130,15 @@ def _reporting(
 
 
 def nodes_json(nodes: list[LabNode]) -> list[dict[str, Any]]:
-    return [asdict(node) for node in nodes]
+    """The machines as ``GET lab`` sends them (``vars`` one level at a time: ``asdict``'s deep
+    copy cost a quarter of a 200-machine refresh)."""
+    return [
+        {
+            **vars(node),
+            "gpus": [
+                {**vars(gpu), "holders": [vars(holder) for holder in gpu.holders]}
+                for gpu in node.gpus
+            ],
+        }
+        for node in nodes
+    ]
