@@ -43,6 +43,7 @@ ALERT_TESTS = REPO / "prometheus" / "alerts.test.yml"
 LAB_RULES = REPO / "prometheus" / "lab.yml"
 LAB_TESTS = REPO / "prometheus" / "lab.test.yml"
 DASHBOARD = REPO / "grafana" / "gpu-monitor.json"
+LAB_DASHBOARD = REPO / "grafana" / "gpu-monitor-lab.json"
 
 # The H100 under load, as the fake nvidia-smi replays it (see conftest.fake_smi).
 H100_REPLAY = {

@@ -16,6 +16,7 @@ from .prometheus_lab import (
     ALERT_TESTS,
     ALERTS,
     DASHBOARD,
+    LAB_DASHBOARD,
     LAB_RULES,
     LAB_TESTS,
     PROMTOOL,
@@ -46,8 +47,8 @@ def alert_rules() -> list[dict]:
     return [rule for path, _ in RULE_FILES for rule in rules(path) if "alert" in rule]
 
 
-def dashboard_queries() -> list[str]:
-    dashboard = json.loads(DASHBOARD.read_text())
+def dashboard_queries(path=DASHBOARD) -> list[str]:
+    dashboard = json.loads(path.read_text())
     return [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
 
 
@@ -110,15 +111,52 @@ def test_rules_on_our_series_name_only_series_we_export():
     assert named <= set(SERIES_NAMES), named - set(SERIES_NAMES)
 
 
-def test_dashboard_is_valid_json_and_queries_only_our_series():
-    dashboard = json.loads(DASHBOARD.read_text())
+@pytest.mark.parametrize("path", [DASHBOARD, LAB_DASHBOARD], ids=lambda path: path.name)
+def test_each_dashboard_is_valid_json_and_queries_only_our_series_in_valid_promql(path, tmp_path):
+    dashboard = json.loads(path.read_text())
     panels = dashboard["panels"]
     assert len({panel["id"] for panel in panels}) == len(panels)
     assert all(panel["datasource"]["uid"] == "${datasource}" for panel in panels)
-    queries = dashboard_queries()
+    queries = dashboard_queries(path)
     named = {name for expr in queries for name in SERIES_NAME.findall(expr)}
     assert named <= set(SERIES_NAMES), named - set(SERIES_NAMES)
     assert all(SERIES_NAME.search(expr) for expr in queries)
+    # Each query parses as PromQL once Grafana has put in its variables.
+    grafana = {
+        "$__rate_interval": "1m",
+        "$__range": "7d",
+        "$instance": ".*",
+        "$host": ".*",
+        "$user": ".*",
+    }
+    exprs = []
+    for query in queries:
+        for variable, value in grafana.items():
+            query = query.replace(variable, value)
+        exprs.append(query)
+    checked = tmp_path / "queries.yml"
+    records = [{"record": f"query:{number}", "expr": expr} for number, expr in enumerate(exprs)]
+    checked.write_text(json.dumps({"groups": [{"name": path.stem, "rules": records}]}))
+    result = promtool("check", "rules", str(checked))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_lab_dashboard_shows_machines_free_gpus_and_hours_per_user():
+    named = {
+        name for expr in dashboard_queries(LAB_DASHBOARD) for name in SERIES_NAME.findall(expr)
+    }
+    assert {
+        "jupyter_server_info",
+        "jupyter_gpu_memory_used_bytes",
+        "jupyter_notebook_gpu_idle_held_seconds_total",
+        "jupyter_notebook_gpu_busy_seconds_total",
+    } <= named
+
+
+def test_dashboard_shows_gpus_and_the_notebooks_memory():
+    dashboard = json.loads(DASHBOARD.read_text())
+    queries = dashboard_queries()
+    named = {name for expr in queries for name in SERIES_NAME.findall(expr)}
     # Per-GPU utilisation and memory, and per-notebook memory.
     assert {
         "jupyter_gpu_utilization_ratio",
