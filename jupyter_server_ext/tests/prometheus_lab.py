@@ -26,6 +26,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from .contract_check import check_answer
@@ -230,6 +231,26 @@ class JupyterServer:
     port: int
     process: subprocess.Popen
     log: Path
+
+    def open_notebook(self, path: str) -> int:
+        """Open a notebook session with a python3 kernel, as JupyterLab does; its kernel's pid
+        (the process whose connection file names the kernel)."""
+        session = json.loads(
+            self.request(
+                "api/sessions",
+                json.dumps(
+                    {"path": path, "type": "notebook", "kernel": {"name": "python3"}}
+                ).encode(),
+                {"Content-Type": "application/json"},
+            )
+        )
+        kernel_id = session["kernel"]["id"]
+        (kernel,) = [
+            child
+            for child in psutil.Process(self.process.pid).children(recursive=True)
+            if any(kernel_id in part for part in child.cmdline())
+        ]
+        return kernel.pid
 
     def get(self, path: str, headers: dict[str, str] | None = None) -> bytes:
         """The body of an authenticated GET of ``path`` (relative to the server's root)."""

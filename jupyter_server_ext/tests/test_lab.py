@@ -26,7 +26,7 @@ from .prometheus_lab import (
 )
 from .replay import SMI_FIXTURES, server_config
 from .test_cli import assert_in_command_terms, run
-from .test_lab_ledger import CAPTURE_PID, kernel_pid
+from .test_lab_ledger import CAPTURE_PID
 
 A5000 = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
 V100S = SMI_FIXTURES / "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"
@@ -90,16 +90,7 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
             )
         ana = jupyter["ana"]
         # Ana's notebook holds the workstation's GPUs: the capture's process is its kernel.
-        session = json.loads(
-            ana.request(
-                "api/sessions",
-                json.dumps(
-                    {"path": "train.ipynb", "type": "notebook", "kernel": {"name": "python3"}}
-                ).encode(),
-                {"Content-Type": "application/json"},
-            )
-        )
-        pid = kernel_pid(ana.process.pid, session["kernel"]["id"])
+        pid = ana.open_notebook("train.ipynb")
         control.write_text(json.dumps({"FAKE_SMI_PIDS": f"{CAPTURE_PID}:{pid}"}))
 
         view = until(

@@ -9,7 +9,6 @@ import json
 import secrets
 import time
 
-import psutil
 import pytest
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 
@@ -25,16 +24,6 @@ from .replay import SMI_FIXTURES
 A5000_XML = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
 CAPTURE_PID = "100477"
 IDLE_HELD = "jupyter_notebook_gpu_idle_held_seconds_total"
-
-
-def kernel_pid(server_pid: int, kernel_id: str) -> int:
-    """The process of a kernel the server started (its connection file names the kernel)."""
-    (kernel,) = [
-        child
-        for child in psutil.Process(server_pid).children(recursive=True)
-        if any(kernel_id in part for part in child.cmdline())
-    ]
-    return kernel.pid
 
 
 def held_seconds(prometheus: str, gpu: str) -> list[tuple[float, float]]:
@@ -69,16 +58,7 @@ def test_a_kernel_idle_holding_gpus_counts_its_time_within_a_scrape(tmp_path):
             token=token,
         ) as jupyter,
     ):
-        session = json.loads(
-            jupyter.request(
-                "api/sessions",
-                json.dumps(
-                    {"path": "ledger.ipynb", "type": "notebook", "kernel": {"name": "python3"}}
-                ).encode(),
-                {"Content-Type": "application/json"},
-            )
-        )
-        pid = kernel_pid(jupyter.process.pid, session["kernel"]["id"])
+        pid = jupyter.open_notebook("ledger.ipynb")
         # From now on the capture's process is the kernel: it idle-holds both GPUs.
         control.write_text(json.dumps({"FAKE_SMI_PIDS": f"{CAPTURE_PID}:{pid}"}))
         wait_for(prometheus, f"{IDLE_HELD} > 12", lambda result: len(result) == 2, 60)
