@@ -8,7 +8,7 @@ import { GpuHistoryBuffer } from '../gpu/history';
 import { formatClockTime } from '../format/units';
 import { IGpuMonitorModel } from '../tokens';
 import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
-import { fakeCharts } from './fakeUPlot';
+import { clickChartAt, fakeCharts } from './fakeUPlot';
 import { modelState } from './modelState';
 import {
   a100MigSnapshot,
@@ -161,15 +161,7 @@ describe('GpuDashboard', () => {
       getAllByRole('img').map(chart => chart.getAttribute('aria-label'))
     ).toEqual(Array(5).fill(expect.stringMatching(/, 1 cell run shaded$/)));
     const chart = fakeCharts[fakeCharts.length - 1];
-    act(() => {
-      chart.options.hooks!.setCursor![0]!({
-        cursor: { idx: 0, left: last - 10 },
-        over: chart.over,
-        posToVal: (pixel: number) => pixel
-      } as unknown as uPlot);
-      chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
-      chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
-    });
+    clickChartAt(chart, last - 10, act);
     expect(onRevealCell).toHaveBeenCalledWith('cell-train');
   });
 

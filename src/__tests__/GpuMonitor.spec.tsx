@@ -1,6 +1,5 @@
 import { act, fireEvent, render, within } from '@testing-library/react';
 import * as React from 'react';
-import type uPlot from 'uplot';
 
 import { NotebookGpuRuns } from '../cells/notebookRuns';
 
@@ -11,7 +10,7 @@ import { GpuHistoryBuffer } from '../gpu/history';
 import { IGpuMonitorModel, IRequestFailure } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IKernelSummary } from '../restapi/kernels';
-import { fakeCharts } from './fakeUPlot';
+import { clickChartAt, fakeCharts } from './fakeUPlot';
 import { modelState } from './modelState';
 import { fakeActions } from './panelActions';
 import {
@@ -403,17 +402,7 @@ describe('GpuMonitor', () => {
       )
     ]);
     const chart = fakeCharts[fakeCharts.length - 1];
-    // uPlot's hooks and the overlay's events set the chart's state: in act(),
-    // as React's events would be.
-    act(() => {
-      chart.options.hooks!.setCursor![0]!({
-        cursor: { idx: 0, left: last - 10 },
-        over: chart.over,
-        posToVal: (pixel: number) => pixel
-      } as unknown as uPlot);
-      chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
-      chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
-    });
+    clickChartAt(chart, last - 10, act);
     expect(onRevealCell).toHaveBeenCalledWith('cell-train');
   });
 });

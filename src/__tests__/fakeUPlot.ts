@@ -62,4 +62,25 @@ const FakeUPlot = jest.fn().mockImplementation((options: uPlot.Options) => {
   };
 });
 
+/**
+ * Click a chart where its time axis is at `left` (a unit to a pixel): the
+ * crosshair moves there, then the overlay gets the press and the release,
+ * in act() as React's events would.
+ */
+export function clickChartAt(
+  chart: IFakeChart,
+  left: number,
+  act: (callback: () => void) => void
+): void {
+  act(() => {
+    chart.options.hooks!.setCursor![0]!({
+      cursor: { idx: 0, left },
+      over: chart.over,
+      posToVal: (pixel: number) => pixel
+    } as unknown as uPlot);
+    chart.over.dispatchEvent(new MouseEvent('mousedown', { clientX: 9 }));
+    chart.over.dispatchEvent(new MouseEvent('mouseup', { clientX: 9 }));
+  });
+}
+
 export default FakeUPlot;

@@ -1,19 +1,13 @@
-import {
-  ITranslator,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
-import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { describeFailure } from '../gpu/failure';
+import { KernelFollowingItem } from './KernelFollowingItem';
 import {
   summarize,
   SummaryMode,
   summaryText,
   summaryTitle
 } from '../gpu/summary';
-import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
 
 /**
@@ -23,19 +17,13 @@ import { SETTINGS_DEFAULTS } from '../settingsDefaults';
  * marked as an error when the GPUs cannot be read and "⚠ GPU 1 lost" when
  * one of them fell off the bus; a click opens the GPU monitor.
  */
-export class GpuStatusItem extends ReactWidget {
+export class GpuStatusItem extends KernelFollowingItem {
   /**
    * Create the item.
    */
   constructor(options: GpuStatusItem.IOptions) {
-    super();
-    this._model = options.model;
+    super(options, 'jp-GpuMonitor-statusItem');
     this._onOpen = options.onOpen;
-    this._trans = (options.translator ?? nullTranslator).load(
-      TRANSLATION_DOMAIN
-    );
-    this.addClass('jp-GpuMonitor-statusItem');
-    this._model.changed.connect(this.update, this);
   }
 
   /**
@@ -47,20 +35,6 @@ export class GpuStatusItem extends ReactWidget {
   set mode(mode: SummaryMode) {
     this._mode = mode;
     this.update();
-  }
-
-  /**
-   * The kernel of the current notebook, whose GPUs the item sums up where it
-   * holds memory; null when there is none.
-   */
-  get kernelId(): string | null {
-    return this._kernelId;
-  }
-  set kernelId(kernelId: string | null) {
-    if (kernelId !== this._kernelId) {
-      this._kernelId = kernelId;
-      this.update();
-    }
   }
 
   /**
@@ -95,8 +69,8 @@ export class GpuStatusItem extends ReactWidget {
     kernel: boolean;
     warn: boolean;
   } {
-    const { snapshot, failure } = this._model;
-    const trans = this._trans;
+    const { snapshot, failure } = this.model;
+    const trans = this.trans;
     const unreadable = trans.__('⚠ GPU error');
     if (failure) {
       const title = describeFailure(failure, trans).message;
@@ -147,7 +121,7 @@ export class GpuStatusItem extends ReactWidget {
         warn: false
       };
     }
-    const summary = summarize(snapshot, this._mode, this._kernelId);
+    const summary = summarize(snapshot, this._mode, this.kernelId);
     return summary === null
       ? {
           text: trans.__('No GPU'),
@@ -165,11 +139,8 @@ export class GpuStatusItem extends ReactWidget {
         };
   }
 
-  private _model: IGpuMonitorModel;
   private _onOpen: () => void;
-  private _trans: TranslationBundle;
   private _mode: SummaryMode = SETTINGS_DEFAULTS['status-bar'].summary;
-  private _kernelId: string | null = null;
 }
 
 /**
@@ -179,18 +150,10 @@ export namespace GpuStatusItem {
   /**
    * What the item sums up and what a click does.
    */
-  export interface IOptions {
-    /**
-     * The model whose state is summed up.
-     */
-    model: IGpuMonitorModel;
+  export interface IOptions extends KernelFollowingItem.IOptions {
     /**
      * Open the GPU monitor.
      */
     onOpen: () => void;
-    /**
-     * The application's translator.
-     */
-    translator?: ITranslator | null;
   }
 }

@@ -1,13 +1,7 @@
-import {
-  ITranslator,
-  nullTranslator,
-  TranslationBundle
-} from '@jupyterlab/translation';
-import { ReactWidget } from '@jupyterlab/ui-components';
 import * as React from 'react';
 
 import { formatMemory, formatMemoryOf, formatPercent } from '../format/units';
-import { IGpuMonitorModel, TRANSLATION_DOMAIN } from '../tokens';
+import { KernelFollowingItem } from './KernelFollowingItem';
 
 /**
  * The share of the machine's memory in use from which the item warns: the
@@ -21,42 +15,23 @@ export const MEMORY_WARNING_SHARE = 0.9;
  * warning while the machine's memory (the container's limit, else the
  * host's) is nearly full; nothing without a kernel of this server.
  */
-export class KernelStatusItem extends ReactWidget {
+export class KernelStatusItem extends KernelFollowingItem {
   /**
    * Create the item.
    */
   constructor(options: KernelStatusItem.IOptions) {
-    super();
-    this._model = options.model;
-    this._trans = (options.translator ?? nullTranslator).load(
-      TRANSLATION_DOMAIN
-    );
-    this.addClass('jp-GpuMonitor-kernelStatusItem');
-    this._model.changed.connect(this.update, this);
-  }
-
-  /**
-   * The kernel of the current notebook; null when there is none.
-   */
-  get kernelId(): string | null {
-    return this._kernelId;
-  }
-  set kernelId(kernelId: string | null) {
-    if (kernelId !== this._kernelId) {
-      this._kernelId = kernelId;
-      this.update();
-    }
+    super(options, 'jp-GpuMonitor-kernelStatusItem');
   }
 
   /**
    * The item's content.
    */
   render(): React.ReactElement | null {
-    const trans = this._trans;
-    const kernel = this._model.kernels?.find(
-      candidate => candidate.kernel_id === this._kernelId
+    const trans = this.trans;
+    const kernel = this.model.kernels?.find(
+      candidate => candidate.kernel_id === this.kernelId
     );
-    const machine = this._model.snapshot?.machine ?? null;
+    const machine = this.model.snapshot?.machine ?? null;
     const nearFull =
       machine !== null &&
       machine.memory_used_mib !== null &&
@@ -109,10 +84,6 @@ export class KernelStatusItem extends ReactWidget {
     }
     return <span title={lines.join('\n')}>{text}</span>;
   }
-
-  private _model: IGpuMonitorModel;
-  private _trans: TranslationBundle;
-  private _kernelId: string | null = null;
 }
 
 /**
@@ -122,14 +93,5 @@ export namespace KernelStatusItem {
   /**
    * Where the item reads its figures.
    */
-  export interface IOptions {
-    /**
-     * The model whose kernels and machine are shown.
-     */
-    model: IGpuMonitorModel;
-    /**
-     * The application's translator.
-     */
-    translator?: ITranslator | null;
-  }
+  export type IOptions = KernelFollowingItem.IOptions;
 }
