@@ -78,6 +78,8 @@ class NotebookLedger:
         if label_mode not in NOTEBOOK_LABELS:
             raise ValueError(f"a notebook label is one of {NOTEBOOK_LABELS}, not {label_mode!r}")
         self.label_mode = label_mode
+        # Path -> label, so that a read hashes only the notebooks it has not seen.
+        self._labels: dict[str | None, str] = {}
         self._accounts: dict[tuple[str, str], NotebookGpuAccount] = {}
         self._previous: tuple[float, list[_Held]] | None = None
 
@@ -106,7 +108,11 @@ class NotebookLedger:
         by_gpu: dict[str, dict[str, float]] = {}
         for entry in usage:
             if entry.gpu_uuid and entry.memory_used_mib > 0:
-                label = notebook_label(entry.path, self.label_mode)
+                label = self._labels.get(entry.path)
+                if label is None:
+                    if len(self._labels) > MAX_ENTRIES:
+                        self._labels.clear()
+                    label = self._labels[entry.path] = notebook_label(entry.path, self.label_mode)
                 notebooks = by_gpu.setdefault(entry.gpu_uuid, {})
                 notebooks[label] = notebooks.get(label, 0.0) + entry.memory_used_mib
         return [
