@@ -217,7 +217,9 @@ def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_in
         "scrapes": [series(60, host="node-1"), series(60, host="node-2")],
         "known": [series(1, host="node-1"), series(1, host="node-2"), series(1, host="node-3")],
     }
+    # A series of our name from another exporter, without a gpu label: shown, not a failure.
+    answers["memory_total"].append(series(16 * 1024 * MIB, uuid="GPU-x", host="node-1"))
     node1, node2, node3 = lab_nodes(answers, 1000.0, "ana")
-    assert [gpu.free for gpu in node1.gpus] == [True, False]
+    assert [(gpu.index, gpu.free) for gpu in node1.gpus] == [(-1, False), (0, True), (1, False)]
     assert (node1.reporting, node2.reporting, node3.reporting) == (True, False, False)
     assert (node3.last_seen, node3.gpus) == (None, [])

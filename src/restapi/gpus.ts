@@ -638,7 +638,7 @@ export interface ILabGpu {
    */
   uuid: string;
   /**
-   * The GPU index on its machine.
+   * The GPU index on its machine; -1 where its series has no `gpu` label.
    */
   index: number;
   /**

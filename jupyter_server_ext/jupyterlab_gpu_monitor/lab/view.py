@@ -69,6 +69,15 @@ def _value(series: Mapping[str, Any]) -> float:
     return float(series["value"][1])
 
 
+def _index(label: str | None) -> int:
+    """A GPU's index from its ``gpu`` label; -1 where a series of the same name from
+    another exporter has none, or not a number."""
+    try:
+        return int(label or "")
+    except ValueError:
+        return -1
+
+
 def _by_gpu(result: Result) -> dict[tuple[str, str], float]:
     return {(s["metric"].get("host", ""), s["metric"].get("uuid", "")): _value(s) for s in result}
 
@@ -93,7 +102,7 @@ def lab_nodes(answers: Mapping[str, Result], now: float, user: str) -> list[LabN
         mib_used = used[key] / MIB if key in used else None
         gpu = gpus[key] = LabGpu(
             uuid=key[1],
-            index=int(labels.get("gpu", "0")),
+            index=_index(labels.get("gpu")),
             name=labels.get("name"),
             utilization_gpu=utilization[key] * 100 if key in utilization else None,
             memory_used_mib=mib_used,
