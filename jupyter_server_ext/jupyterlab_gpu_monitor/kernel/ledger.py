@@ -102,7 +102,7 @@ class NotebookLedger:
                 for state in before:
                     self._close(state, gpus_now.get(state.gpu.uuid), seconds, now)
         self._previous = (now, held)
-        self._evict(now)
+        self._evict()
 
     def _held(self, snapshot: Snapshot, usage: Iterable[KernelGpuUsage]) -> list[_Held]:
         by_gpu: dict[str, dict[str, float]] = {}
@@ -147,7 +147,9 @@ class NotebookLedger:
             account = self._accounts[key] = NotebookGpuAccount(notebook, gpu.index, str(gpu.uuid))
         return account
 
-    def _evict(self, now: float) -> None:
+    def _evict(self) -> None:
+        """Past ``MAX_ENTRIES`` accounts, let those go that were active longest ago, never one
+        holding memory at the latest read."""
         excess = len(self._accounts) - MAX_ENTRIES
         if excess <= 0:
             return
