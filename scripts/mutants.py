@@ -31,6 +31,7 @@ class Mutant(NamedTuple):
 
 
 DIAGNOSE = [*PYTEST, TESTS + "test_diagnose.py"]
+LEDGER = [*PYTEST, TESTS + "test_ledger.py"]
 RATES = [*PYTEST, *(TESTS + f for f in ("test_machine.py", "test_kernels.py", "test_sampler.py"))]
 ALERTS = [*JEST, "src/__tests__/alerts.spec.ts"]
 FREE_GPU = [*JEST, "src/__tests__/freeGpu.spec.ts"]
@@ -51,6 +52,14 @@ MUTANTS = [
            "facts.held_memory_mib.get(gpu.index, 0) <= HELD_MEMORY_MIB", DIAGNOSE),
     Mutant("diagnose: minor compatibility from CUDA 11", SERVER + "cuda_compat.py",
            "if major_minor[0] >= 11:", "if major_minor[0] > 11:", DIAGNOSE),
+    # The notebooks' GPU ledger (the same figures).
+    Mutant("ledger: held memory counts from the rule's MiB", SERVER + "kernel/ledger.py",
+           "if mib >= HELD_MEMORY_MIB and", "if mib > HELD_MEMORY_MIB and", LEDGER),
+    Mutant("ledger: idle is under the low-utilisation threshold", SERVER + "kernel/ledger.py",
+           "utilization_gpu < LOW_UTILIZATION_PERCENT",
+           "utilization_gpu <= LOW_UTILIZATION_PERCENT", LEDGER),
+    Mutant("ledger: a scrape a minute keeps it whole", SERVER + "kernel/ledger.py",
+           "MAX_GAP_SECONDS = 180.0", "MAX_GAP_SECONDS = 59.0", LEDGER),
     # The one rate rule (machine, kernels, processes, GPU links).
     Mutant("rate: over up to its whole window", SERVER + "machine/model.py",
            "now - since > window", "now - since >= window", RATES),
