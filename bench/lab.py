@@ -6,7 +6,7 @@ size, for 5, 50 and 200 machines of 8 GPUs.
 A real Prometheus (Debian's) scrapes every second one target per machine, each serving what a
 server's /gpu-monitor/metrics serves for it: its 8 GPUs (utilisation, memory), the info series,
 and a notebook holding memory on half its GPUs. A refresh is what ``GET lab`` does when its
-view is older than 5 s: the seven instant queries, their JSON, and the view built from them;
+view is older than 5 s: its instant queries, their JSON, and the view built from them;
 its CPU is this process's (the event loop and the thread that builds the view), the median of
 20 refreshes. The ratio is against the refresh of the smallest lab, measured in the same run.
 
@@ -26,7 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "jupyter_server_ext"))
 
+from jupyterlab_gpu_monitor.config import GpuMonitor  # noqa: E402
 from jupyterlab_gpu_monitor.lab.service import LabService  # noqa: E402
+from jupyterlab_gpu_monitor.metrics import ServerIdentity  # noqa: E402
 from tests.prometheus_lab import running_prometheus, serving_bodies, wait_for  # noqa: E402
 
 MACHINES = (5, 50, 200)
@@ -61,7 +63,8 @@ def exposition(machine: int) -> bytes:
 
 async def refresh_cost(url: str) -> tuple[float, int]:
     """The median CPU of a refresh, in seconds, and the answer's size in bytes."""
-    lab = LabService(url, "user1", timeout_seconds=30)
+    settings = GpuMonitor(lab_prometheus_url=url, command_timeout=30)
+    lab = LabService(settings, ServerIdentity("bench", "user1"))
     costs, size = [], 0
     for _ in range(REFRESHES):
         started = time.process_time()

@@ -27,7 +27,14 @@ replays real captures, and two notebook sessions with real python3 kernels, ``tr
   its process 5762 (1005 MiB) as the kernel, and a span during which the kernel took it while
   a cell kept its CPU busy (as one preparing data does); in the A5000's spans it idled.
 
-Every answer is checked against the REST contract before it is written. About a minute:
+- ``lab-3-machines.json``, ``lab-node-3-stopped.json``: ``GET lab`` as user ana, from a real
+  Prometheus (Debian's) scraping three servers of three machines: node-1 replays the two-A5000
+  capture with the llama-server as the kernel of ana's ``train.ipynb``, node-2 (cleo's) the
+  eight V100S under load, node-3 (dan's) the eight idle H100; then again once node-3's server
+  has stopped. ``lab_open_url`` is a JupyterHub spawn URL.
+
+Every answer is checked against the REST contract before it is written. About a minute and a
+half:
 
     make record-payloads            # or: python scripts/record_payloads.py [FOLDER]
 """
@@ -51,6 +58,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "scripts"), str(REPO / "jupyter_server_ext")]
 
 from local_server import Api, running_server, write_kernelspec  # noqa: E402
+from tests.prometheus_lab import (  # noqa: E402
+    free_port,
+    running_jupyter_server,
+    running_prometheus,
+)
 from tests.replay import FAKE_VARIABLES, SMI_FIXTURES, install_fake_nvidia_smi  # noqa: E402
 
 FIXTURES = REPO / "src" / "__tests__" / "fixtures"
@@ -64,6 +76,12 @@ FROM_CAPTURES = {
     "tesla-v100s-x8-snapshot.json": "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml",
     "gb200-x2-gpu1-lost-snapshot.json": "xml/gb200-x2-gpu1-lost-driver-580.65-v13.xml",
     "h100-mig-list-snapshot.json": "csv/h100-mig-3g-2g-1g-1g-list-gpus-L.txt",
+}
+# The lab: user -> their server's machine and the capture it replays.
+LAB = {
+    "ana": ("node-1", A5000),
+    "cleo": ("node-2", "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"),
+    "dan": ("node-3", "xml/h100-80gb-hbm3-x8-driver-580.105.08-v13.xml"),
 }
 INTERVAL_SECONDS = 1.0
 IDLE_SECONDS = 3.0
@@ -322,12 +340,67 @@ async def record(folder: Path) -> dict[str, object]:
     return payloads
 
 
+def record_lab(folder: Path) -> dict[str, object]:
+    """``GET lab`` of ana's server, with the lab's three machines reporting, then with node-3
+    stopped."""
+    ports = {user: free_port() for user in LAB}
+    job = {
+        "job_name": "jupyter",
+        "metrics_path": "/gpu-monitor/metrics",
+        "static_configs": [{"targets": [f"127.0.0.1:{port}" for port in ports.values()]}],
+    }
+    control = folder / "ana-fake-smi.json"
+    control.write_text("{}")
+    with contextlib.ExitStack() as running:
+        prometheus = running.enter_context(running_prometheus(folder / "prometheus", [job]))
+        servers = {}
+        for user, (host, capture) in LAB.items():
+            replay = {"FAKE_SMI_XML": str(SMI_FIXTURES / capture)}
+            if user == "ana":
+                replay["FAKE_SMI_CONTROL"] = str(control)
+            servers[user] = running.enter_context(
+                running_jupyter_server(
+                    folder / user,
+                    replay,
+                    f"--GpuMonitor.metrics_host={host}",
+                    f"--GpuMonitor.metrics_user={user}",
+                    f"--GpuMonitor.lab_prometheus_url={prometheus}",
+                    "--GpuMonitor.lab_open_url=https://hub.lab/hub/spawn/{user}/{node}",
+                    # Scraped without a token, as a lab's network may allow.
+                    "--GpuMonitor.metrics_unauthenticated_networks=127.0.0.0/8",
+                    port=ports[user],
+                )
+            )
+        ana = servers["ana"]
+        pid = ana.open_notebook("train.ipynb")
+        control.write_text(json.dumps({"FAKE_SMI_PIDS": f"{A5000_PID}:{pid}"}))
+
+        def lab_when(done) -> dict:
+            deadline = time.monotonic() + 60
+            while True:
+                view = json.loads(ana.get("gpu-monitor/api/lab"))
+                if done(view):
+                    return view
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the lab never came: {json.dumps(view)[:2000]}")
+                time.sleep(0.5)
+
+        def held(view: dict) -> bool:
+            return any(gpu["holders"] for node in view["nodes"] for gpu in node["gpus"])
+
+        payloads = {"lab-3-machines.json": lab_when(lambda v: v["reporting"] == 3 and held(v))}
+        servers["dan"].process.terminate()
+        payloads["lab-node-3-stopped.json"] = lab_when(lambda v: v["reporting"] == 2)
+    return payloads
+
+
 def main(arguments: list[str]) -> int:
     """Record into the fixtures folder (or the folder given), one file per payload."""
     target = Path(arguments[0]) if arguments else FIXTURES
     payloads = snapshots_from_captures()
     with tempfile.TemporaryDirectory(prefix="record-payloads-") as folder:
         payloads.update(asyncio.run(record(Path(folder))))
+        payloads.update(record_lab(Path(folder) / "lab"))
     target.mkdir(parents=True, exist_ok=True)
     for name, payload in payloads.items():
         (target / name).write_text(json.dumps(payload, indent=2) + "\n")

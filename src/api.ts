@@ -7,7 +7,12 @@ import {
   IEnvironmentList,
   IEnvironmentPackages
 } from './restapi/envs';
-import { IGpuHistory, IGpuSnapshot, IServerStatus } from './restapi/gpus';
+import {
+  IGpuHistory,
+  IGpuSnapshot,
+  ILabView,
+  IServerStatus
+} from './restapi/gpus';
 import {
   IDiagnosis,
   IKernelProbe,
@@ -56,6 +61,18 @@ export function fetchHistory(
   const query =
     since === undefined ? '' : URLExt.objectToQueryString({ since });
   return requestAPI<IGpuHistory>(`gpus/history${query}`, serverSettings, init);
+}
+
+/**
+ * Read every machine of the lab, from the lab's Prometheus: `GET lab`.
+ *
+ * @param init - the fetch options, e.g. an abort `signal`
+ */
+export function fetchLab(
+  serverSettings: ServerConnection.ISettings,
+  init: RequestInit = {}
+): Promise<ILabView> {
+  return requestAPI<ILabView>('lab', serverSettings, init);
 }
 
 /**

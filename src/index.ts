@@ -8,6 +8,7 @@ import { freeGpuPlugin } from './plugins/freeGpu';
 import { inspectorPlugin } from './plugins/inspector';
 import { kernelActionsPlugin } from './plugins/kernelActions';
 import { kernelStatusPlugin } from './plugins/kernelStatus';
+import { labPlugin } from './plugins/lab';
 import { modelPlugin } from './plugins/model';
 import { panelPlugin } from './plugins/panel';
 import { reproducibilityPlugin } from './plugins/reproducibility';
@@ -21,6 +22,7 @@ const plugins: JupyterFrontEndPlugin<any>[] = [
   modelPlugin,
   panelPlugin,
   dashboardPlugin,
+  labPlugin,
   statusBarPlugin,
   kernelStatusPlugin,
   alertsPlugin,

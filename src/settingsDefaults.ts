@@ -30,7 +30,8 @@ export const SETTINGS_DEFAULTS = {
   panel: {
     historyWindow: 300,
     charts: { utilization: true, memory: true, temperature: true, power: true },
-    freeGpuMinFreePercent: 20
+    freeGpuMinFreePercent: 20,
+    lab: true
   },
   reproducibility: {
     seed: 42,

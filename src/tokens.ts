@@ -17,7 +17,7 @@ import {
   IUnreadableEnvironment
 } from './restapi/envs';
 import { HistoryField } from './gpu/readings';
-import { IGpuSnapshot, IMachineSeries } from './restapi/gpus';
+import { IGpuSnapshot, ILabView, IMachineSeries } from './restapi/gpus';
 import { IDiagnosis, IFinding, IKernelProbe } from './restapi/inspector';
 import { IKernelSummary, ISpanFigures } from './restapi/kernels';
 
@@ -80,6 +80,10 @@ export namespace CommandIDs {
    * Open the GPU dashboard in the main area: every chart at full size.
    */
   export const openDashboard = 'gpu-monitor:open-dashboard';
+  /**
+   * Open the GPU Lab in the main area: every machine of the lab.
+   */
+  export const openLab = 'gpu-monitor:open-lab';
   /**
    * Download the readings of the window the charts show, as CSV.
    */
@@ -317,6 +321,44 @@ export namespace IGpuMonitorModel {
 export const IGpuMonitorModel = new Token<IGpuMonitorModel>(
   'jupyterlab-gpu-monitor:IGpuMonitorModel',
   'The GPU readings polled from the server extension: the latest snapshot and the recent history of every GPU.'
+);
+
+/**
+ * Every machine of the lab, read from the server's `GET lab` while a Lab
+ * view is watched.
+ */
+export interface ILabModel extends IDisposable {
+  /**
+   * The latest view; null before the first answer.
+   */
+  readonly view: ILabView | null;
+  /**
+   * Why the latest request to this server failed; null when it succeeded.
+   * (The lab's Prometheus failing is the view's own `error`.)
+   */
+  readonly failure: IRequestFailure | null;
+  /**
+   * Whether the server names a lab's Prometheus; null until it answered
+   * once. A server without one is not asked again.
+   */
+  readonly configured: boolean | null;
+  /**
+   * Emitted after each answer, or failure.
+   */
+  readonly changed: ISignal<ILabModel, void>;
+  /**
+   * Ask the server every few seconds until the returned disposable is
+   * disposed; the first watcher is answered at once.
+   */
+  watch(): IDisposable;
+}
+
+/**
+ * The lab's machines, polled while a Lab view is shown.
+ */
+export const ILabModel = new Token<ILabModel>(
+  'jupyterlab-gpu-monitor:ILabModel',
+  "Every machine of the lab (GET lab), from the lab's Prometheus, polled while a Lab view is watched."
 );
 
 /**

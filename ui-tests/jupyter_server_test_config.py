@@ -29,9 +29,14 @@ c.ServerApp.allow_root = True  # noqa: F821
 # JupyterLab, nor outlive the run if the test fails.
 c.LabApp.user_settings_dir = mkdtemp(prefix="galata-settings-")  # noqa: F821
 
+# The lab's test (tests/lab.spec.ts) runs a second JupyterLab of this configuration through
+# lab_fleet.py: node-1 of a lab of three machines, user ana's, whose lab's Prometheus is
+# GALATA_LAB_PROMETHEUS; its fake nvidia-smi has a control file of its own.
+LAB_PROMETHEUS = os.environ.get("GALATA_LAB_PROMETHEUS")
+
 # Two RTX A5000s with two llama-server processes (driver 590.44, CUDA 13.1). A test switches
 # the GPUs' state by writing FAKE_SMI_* settings as JSON into the control file.
-RESULTS = Path(__file__).parent / ".fake-gpu"
+RESULTS = Path(__file__).parent / (".fake-gpu-lab" if LAB_PROMETHEUS else ".fake-gpu")
 RESULTS.mkdir(exist_ok=True)
 os.environ["FAKE_SMI_XML"] = str(SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml")
 os.environ["FAKE_SMI_CONTROL"] = str(RESULTS / "fake-nvidia-smi.json")
@@ -40,6 +45,11 @@ Path(os.environ["FAKE_SMI_CONTROL"]).unlink(missing_ok=True)
 c.GpuMonitor.source = "nvidia-smi"  # noqa: F821
 c.GpuMonitor.nvidia_smi_path = str(install_fake_nvidia_smi(RESULTS / "bin"))  # noqa: F821
 c.GpuMonitor.interval = 1.0  # noqa: F821
+if LAB_PROMETHEUS:
+    c.GpuMonitor.lab_prometheus_url = LAB_PROMETHEUS  # noqa: F821
+    c.GpuMonitor.lab_open_url = "https://hub.lab/hub/spawn/{user}/{node}"  # noqa: F821
+    c.GpuMonitor.metrics_host = "node-1"  # noqa: F821
+    c.GpuMonitor.metrics_user = "ana"  # noqa: F821
 
 # Kernels of their own environments for the environment and reproducibility tests: PyTorch's CPU
 # build (built by `make kernel-envs`), and a venv the drift test creates and changes itself

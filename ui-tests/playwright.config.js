@@ -6,8 +6,8 @@ const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 // A port free on this machine, never 8888 where `make lab` listens: chosen
 // once, by the main process; its workers load this file again and inherit it.
-if (!process.env.GALATA_PORT) {
-  process.env.GALATA_PORT = execFileSync(process.execPath, [
+function freePort() {
+  return execFileSync(process.execPath, [
     '-e',
     `const server = require('net').createServer();
      server.listen(0, '127.0.0.1', () => {
@@ -17,6 +17,13 @@ if (!process.env.GALATA_PORT) {
   ])
     .toString()
     .trim();
+}
+if (!process.env.GALATA_PORT) {
+  process.env.GALATA_PORT = freePort();
+}
+// The port of the lab's JupyterLab (tests/lab.spec.ts), chosen the same way.
+if (!process.env.GALATA_LAB_PORT) {
+  process.env.GALATA_LAB_PORT = freePort();
 }
 const baseURL = `http://localhost:${process.env.GALATA_PORT}`;
 

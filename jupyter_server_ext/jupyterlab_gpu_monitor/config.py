@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from string import Formatter
 from urllib.parse import urlsplit
 
 from traitlets import Bool, Enum, Float, List, TraitError, Unicode, validate
@@ -121,6 +122,14 @@ class GpuMonitor(Configurable):
         "off only for a lab's own self-signed certificate on a network you trust.",
     ).tag(config=True)
 
+    lab_open_url = Unicode(
+        "",
+        help="Where a user of the Lab view goes to work on another machine: a URL with {node} "
+        "(the machine's host label) and {user} (the user's name), e.g. JupyterHub's named "
+        "server spawn URL 'https://hub.lab/hub/spawn/{user}/{node}'. Empty: the Lab view names "
+        "the machine without a link.",
+    ).tag(config=True)
+
     metrics_notebook_label = Enum(
         ["hash", "path", "none"],
         default_value="hash",
@@ -200,6 +209,24 @@ class GpuMonitor(Configurable):
             raise TraitError(
                 f"GpuMonitor.{proposal.trait.name} must be the http:// or https:// address of a "
                 f"Prometheus, like 'http://prometheus:9090', not {proposal.value!r}"
+            )
+        return proposal.value
+
+    @validate("lab_open_url")
+    def _valid_open_url(self, proposal):
+        try:
+            fields = {field for _, field, _, _ in Formatter().parse(proposal.value)}
+        except ValueError:  # a lone brace
+            fields = {"{"}
+        if urlsplit(proposal.value).scheme not in ("http", "https", "") or not fields <= {
+            "node",
+            "user",
+            None,
+        }:
+            raise TraitError(
+                "GpuMonitor.lab_open_url must be an http(s):// URL or a path in which only "
+                "{node} and {user} are filled in, like "
+                f"'https://hub.lab/hub/spawn/{{user}}/{{node}}', not {proposal.value!r}"
             )
         return proposal.value
 

@@ -317,14 +317,8 @@ class LabHandler(GpuMonitorHandler):
             from .metrics import ServerIdentity
 
             config = self.monitor_config
-            user = ServerIdentity.of(config.metrics_host, config.metrics_user).user
-            lab = self.settings[LAB_SETTING] = LabService(
-                config.lab_prometheus_url,
-                user,
-                config.command_timeout,
-                config.lab_prometheus_bearer_token_file,
-                config.lab_prometheus_verify_tls,
-            )
+            identity = ServerIdentity.of(config.metrics_host, config.metrics_user)
+            lab = self.settings[LAB_SETTING] = LabService(config, identity)
         self.finish(json.dumps(await lab.view()))
 
 

@@ -152,9 +152,29 @@ def _wait_until_answers(url: str, process: subprocess.Popen, log: Path, what: st
 
 
 @contextmanager
-def running_prometheus(folder: Path, scrape_configs: list[dict[str, Any]]) -> Iterator[str]:
-    """A Prometheus on loopback that scrapes every second, with its config and data in
-    ``folder``; yields its URL once it answers, and stops it on the way out."""
+def running_process(
+    command: list[str], log: Path, ready_url: str, what: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen]:
+    """``command`` in its own process, its output in ``log``; yields it once ``ready_url``
+    answers, and stops it on the way out."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env
+        )
+    try:
+        _wait_until_answers(ready_url, process, log, what)
+        yield process
+    finally:
+        _stop(process)
+
+
+@contextmanager
+def running_prometheus(
+    folder: Path, scrape_configs: list[dict[str, Any]], port: int | None = None
+) -> Iterator[str]:
+    """A Prometheus on loopback (on ``port``, else a free one) that scrapes every second, with
+    its config and data in ``folder``; yields its URL once it answers, and stops it on the way
+    out."""
     prometheus = require(PROMETHEUS)
     folder.mkdir(parents=True, exist_ok=True)
     config = folder / "prometheus.yml"
@@ -167,27 +187,17 @@ def running_prometheus(folder: Path, scrape_configs: list[dict[str, Any]]) -> It
             }
         )
     )
-    port = free_port()
-    log = folder / "prometheus.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [
-                prometheus,
-                f"--config.file={config}",
-                f"--storage.tsdb.path={folder / 'data'}",
-                f"--web.listen-address=127.0.0.1:{port}",
-                "--log.level=warn",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_until_answers(f"{url}/-/ready", process, log, "prometheus")
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [
+        prometheus,
+        f"--config.file={config}",
+        f"--storage.tsdb.path={folder / 'data'}",
+        f"--web.listen-address=127.0.0.1:{port}",
+        "--log.level=warn",
+    ]
+    with running_process(command, folder / "prometheus.log", f"{url}/-/ready", "prometheus"):
         yield url
-    finally:
-        _stop(process)
 
 
 def query(prometheus_url: str, promql: str) -> list[dict[str, Any]]:
@@ -303,31 +313,22 @@ def running_jupyter_server(
         "JUPYTER_CONFIG_DIR": str(folder / "config"),
         "JUPYTER_RUNTIME_DIR": str(folder / "runtime"),
     }
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--no-browser",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.allow_root=True",
+        f"--ServerApp.root_dir={folder}",
+        "--GpuMonitor.source=nvidia-smi",
+        f"--GpuMonitor.nvidia_smi_path={fake}",
+        *extra_args,
+    ]
+    url = f"http://127.0.0.1:{port}"
     log = folder / "jupyter.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "jupyter_server",
-                "--ip=127.0.0.1",
-                f"--port={port}",
-                "--no-browser",
-                f"--IdentityProvider.token={token}",
-                "--ServerApp.allow_root=True",
-                f"--ServerApp.root_dir={folder}",
-                "--GpuMonitor.source=nvidia-smi",
-                f"--GpuMonitor.nvidia_smi_path={fake}",
-                *extra_args,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            env=environment,
-        )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        _wait_until_answers(f"{url}/api/status?token={token}", process, log, "jupyter server")
+    ready = f"{url}/api/status?token={token}"
+    with running_process(command, log, ready, "jupyter server", environment) as process:
         yield JupyterServer(url, token, port, process, log)
-    finally:
-        _stop(process)

@@ -13,11 +13,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from jupyterlab_gpu_monitor.cli.lab import format_lab
 from jupyterlab_gpu_monitor.contract import constant
 from jupyterlab_gpu_monitor.gpu.model import MIB
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 from jupyterlab_gpu_monitor.lab import service
-from jupyterlab_gpu_monitor.lab.view import lab_nodes
+from jupyterlab_gpu_monitor.lab.view import lab_nodes, nodes_json
 
 from .prometheus_lab import (
     free_port,
@@ -84,6 +85,7 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
                     f"--GpuMonitor.metrics_host={host}",
                     f"--GpuMonitor.metrics_user={user}",
                     f"--GpuMonitor.lab_prometheus_url={prometheus}",
+                    "--GpuMonitor.lab_open_url=https://hub.lab/hub/spawn/{user}/{node}",
                     port=ports[user],
                     token=tokens[user],
                 )
@@ -109,6 +111,7 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
         node1, node2 = view["nodes"]
         # The workstation's two GPUs once, though two servers report them.
         assert node1["host"] == "node-1" and node1["reporting"]
+        assert node1["open_url"] == "https://hub.lab/hub/spawn/ana/node-1"
         assert [(gpu["index"], gpu["name"]) for gpu in node1["gpus"]] == [
             (0, "NVIDIA RTX A5000"),
             (1, "NVIDIA RTX A5000"),
@@ -119,6 +122,10 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
             24564,
             False,
         )
+        # At 0 % since Prometheus first scraped it. node-2's GPUs compute, but GPU 3 (23 %).
+        assert view["timestamp"] - 60 <= gpu0["idle_since"] <= view["timestamp"]
+        idle = [gpu["index"] for gpu in view["nodes"][1]["gpus"] if gpu["idle_since"] is not None]
+        assert idle == [3]
         assert gpu0["holders"] == [
             {
                 "user": "ana",
@@ -161,6 +168,7 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
             "host": "node-2",
             "reporting": False,
             "last_seen": None,
+            "open_url": "https://hub.lab/hub/spawn/ana/node-2",
             "gpus": [],
         }
 
@@ -216,10 +224,56 @@ def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_in
         "newest": [series(980, host="node-1"), series(979, host="node-2")],
         "scrapes": [series(60, host="node-1"), series(60, host="node-2")],
         "known": [series(1, host="node-1"), series(1, host="node-2"), series(1, host="node-3")],
+        "busy_at": [],
+        "seen_from": [],
     }
     # A series of our name from another exporter, without a gpu label: shown, not a failure.
     answers["memory_total"].append(series(16 * 1024 * MIB, uuid="GPU-x", host="node-1"))
-    node1, node2, node3 = lab_nodes(answers, 1000.0, "ana")
+    node1, node2, node3 = lab_nodes(answers, 1000.0, "ana", "https://hub/spawn/{user}/{node}")
     assert [(gpu.index, gpu.free) for gpu in node1.gpus] == [(-1, False), (0, True), (1, False)]
     assert (node1.reporting, node2.reporting, node3.reporting) == (True, False, False)
     assert (node3.last_seen, node3.gpus) == (None, [])
+    assert node3.open_url == "https://hub/spawn/ana/node-3"
+
+
+def test_a_gpu_idles_since_it_was_last_busy_or_first_seen_and_not_while_busy():
+    gpu = {"host": "node-1", "name": "NVIDIA H100 80GB HBM3"}
+    uuids = {"GPU-a": "0", "GPU-b": "1", "GPU-c": "2", "GPU-d": "3"}
+    answers = {
+        "memory_used": [
+            series(512 * MIB, uuid="GPU-a", gpu="0", **gpu),
+            series(0, uuid="GPU-b", gpu="1", **gpu),
+        ],
+        "memory_total": [
+            series(81559 * MIB, uuid=uuid, gpu=index, **gpu) for uuid, index in uuids.items()
+        ],
+        # a: idle, busy 40 min ago; b: idle, never busy in the lookback, first seen 10 min
+        # ago; c: at the low-utilisation line now; d: utilisation unknown.
+        "utilization": [
+            series(0.05, uuid="GPU-a", gpu="0", **gpu),
+            series(0.0, uuid="GPU-b", gpu="1", **gpu),
+            series(constant("LowUtilizationPercent") / 100, uuid="GPU-c", gpu="2", **gpu),
+        ],
+        "busy_at": [
+            series(1000 - 40 * 60, uuid="GPU-a", host="node-1"),
+            series(1000, uuid="GPU-c", host="node-1"),
+        ],
+        "seen_from": [
+            series(1000 - 6 * 3600, uuid="GPU-a", host="node-1"),
+            series(1000 - 600, uuid="GPU-b", host="node-1"),
+            series(1000 - 6 * 3600, uuid="GPU-c", host="node-1"),
+        ],
+        "holders": [],
+        "newest": [series(1000, host="node-1")],
+        "scrapes": [series(600, host="node-1")],
+        "known": [series(1, host="node-1")],
+    }
+    (node,) = lab_nodes(answers, 1000.0, "ana")
+    assert [gpu.idle_since for gpu in node.gpus] == [1000 - 40 * 60, 1000 - 600, None, None]
+    assert node.open_url is None
+    # A terminal says how long a free GPU has idled.
+    view = {"nodes": nodes_json([node]), "timestamp": 1000.0, "reporting": 1, "known": 1}
+    assert format_lab(view).splitlines()[1:3] == [
+        "  GPU 0  NVIDIA H100 80GB HBM3  5 %  0.5 / 79.6 GiB  free, idle 40 min",
+        "  GPU 1  NVIDIA H100 80GB HBM3  0 %  0.0 / 79.6 GiB  free, idle 10 min",
+    ]

@@ -57,6 +57,7 @@ function renderPanel(
       notebook={null}
       freeGpuMinFreeShare={0.2}
       onRevealCell={jest.fn()}
+      lab={null}
       actions={fakeActions()}
       trans={trans}
       {...changes}

@@ -25,6 +25,7 @@ const PAYLOAD_OF: [RegExp, string][] = [
   [/-history-.*\.json$/, 'GpuHistory'],
   [/-kernels\.json$/, 'KernelList'],
   [/-spans\.json$/, 'SpansAnswer'],
+  [/^lab-.*\.json$/, 'LabView'],
   [/^envs\.json$/, 'EnvironmentList'],
   [/^envs-.*\.json$/, 'EnvironmentPackages'],
   [/-diagnose-(server|probe)\.json$/, 'Diagnosis'],

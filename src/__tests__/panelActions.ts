@@ -15,6 +15,7 @@ export function fakeActions(canUseGpus = true): {
     releaseCachedMemory: jest.fn(),
     useGpus: jest.fn(),
     canUseGpus: jest.fn(() => canUseGpus),
-    openDashboard: jest.fn()
+    openDashboard: jest.fn(),
+    openLab: jest.fn()
   };
 }

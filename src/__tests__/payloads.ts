@@ -42,13 +42,23 @@
  *   T4 capture (`xml/tesla-t4-linux-driver-515.105-v11-2procs.xml`) with its
  *   process 5762 (1005 MiB) as the kernel, and a 6 s span during which the
  *   kernel took it.
+ *
+ * The lab payloads are `GET lab` of user ana's server, from a real
+ * Prometheus scraping three servers of three machines: node-1 (ana's, the
+ * two A5000, both held by the kernel of her `train.ipynb`, idle), node-2
+ * (cleo's, the eight V100S under load, no kernel) and node-3 (dan's, eight
+ * idle H100 80GB): `lab-3-machines.json`, then `lab-node-3-stopped.json`
+ * once node-3's server stopped. `lab_open_url` is
+ * `https://hub.lab/hub/spawn/{user}/{node}`.
  */
-import { IGpuHistory, IGpuSnapshot } from '../restapi/gpus';
+import { IGpuHistory, IGpuSnapshot, ILabView } from '../restapi/gpus';
 import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
 import GB200_LOST from './fixtures/gb200-x2-gpu1-lost-snapshot.json';
+import LAB_3_MACHINES from './fixtures/lab-3-machines.json';
+import LAB_NODE_3_STOPPED from './fixtures/lab-node-3-stopped.json';
 import NO_GPU from './fixtures/no-gpu-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
 import A5000_KERNEL_SNAPSHOT from './fixtures/rtx-a5000-x2-kernel-snapshot.json';
@@ -64,6 +74,21 @@ import V100S_X8 from './fixtures/tesla-v100s-x8-snapshot.json';
  */
 function copy<T>(payload: unknown): T {
   return JSON.parse(JSON.stringify(payload)) as T;
+}
+
+/**
+ * The lab of three machines, all reporting, as ana sees it.
+ */
+export function lab3Machines(): ILabView {
+  return copy<ILabView>(LAB_3_MACHINES);
+}
+
+/**
+ * The same lab once node-3's server stopped: node-3 known, not reporting,
+ * without GPUs.
+ */
+export function labNode3Stopped(): ILabView {
+  return copy<ILabView>(LAB_NODE_3_STOPPED);
 }
 
 /**

@@ -7,7 +7,8 @@ import { ChartKind } from '../charts/chartKinds';
 import { reportedCharts } from '../charts/charts';
 import { describeFailure, lastReadingsUnder, retryText } from '../gpu/failure';
 import { formatClockTime } from '../format/units';
-import { IGpuMonitorModel, INotebookGpuRuns } from '../tokens';
+import { LabView } from '../lab/LabView';
+import { IGpuMonitorModel, ILabModel, INotebookGpuRuns } from '../tokens';
 import { IGpuSnapshot } from '../restapi/gpus';
 import { IPanelActions } from './actions';
 import { FreeGpuHint } from './FreeGpuHint';
@@ -67,6 +68,10 @@ export namespace GpuMonitor {
      */
     onRevealCell: (cellId: string) => void;
     /**
+     * The lab's machines; null without the Lab plugin.
+     */
+    lab: ILabModel | null;
+    /**
      * What the links and buttons do.
      */
     actions: IPanelActions;
@@ -80,7 +85,9 @@ export namespace GpuMonitor {
 /**
  * The GPU monitor panel: what the current notebook needs, the least used
  * GPU, the user's kernels, a row per GPU, their processes and the charts,
- * or why there is nothing to show.
+ * or why there is nothing to show; then, where the server names a lab's
+ * Prometheus, every machine of the lab (shown on a machine without GPUs
+ * too, as a login node).
  */
 export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
   const { model, trans } = props;
@@ -147,6 +154,19 @@ export function GpuMonitor(props: GpuMonitor.IProps): React.ReactElement {
           snapshot={snapshot}
           stale={!!failure}
           retry={retry}
+        />
+      )}
+      {props.lab?.configured && (
+        <LabView
+          view={props.lab.view}
+          failure={props.lab.failure}
+          compact={true}
+          room={{
+            need: props.notebook?.need ?? null,
+            minFreeShare: props.freeGpuMinFreeShare
+          }}
+          onOpenTab={() => props.actions.openLab()}
+          trans={trans}
         />
       )}
     </div>

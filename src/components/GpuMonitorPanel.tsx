@@ -1,12 +1,12 @@
 import { ITranslator } from '@jupyterlab/translation';
-import { IDisposable } from '@lumino/disposable';
+import { DisposableDelegate, IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import * as React from 'react';
 
 import { CHART_KINDS, ChartKind, chartWindow } from '../charts/chartKinds';
 import { downloadFile } from '../download';
 import { gpuIcon } from '../icons';
-import { ICellGpuRuns, IGpuMonitorModel } from '../tokens';
+import { ICellGpuRuns, IGpuMonitorModel, ILabModel } from '../tokens';
 import { IPanelActions } from './actions';
 import { WatchingPanel } from './WatchingPanel';
 import { SETTINGS_DEFAULTS } from '../settingsDefaults';
@@ -45,7 +45,9 @@ export class GpuMonitorPanel extends WatchingPanel {
     this._model = options.model;
     this._actions = options.actions;
     this._cellRuns = options.cellRuns ?? null;
+    this._lab = options.lab ?? null;
     this._model.changed.connect(this.onSourceChanged, this);
+    this._lab?.changed.connect(this.onSourceChanged, this);
     this._model.historyChanged.connect(this.onSourceChanged, this);
     this._cellRuns?.changed.connect(this.onSourceChanged, this);
   }
@@ -74,6 +76,20 @@ export class GpuMonitorPanel extends WatchingPanel {
   set freeGpuMinFreePercent(percent: number) {
     if (percent !== this._freeGpuMinFreePercent) {
       this._freeGpuMinFreePercent = percent;
+      this.update();
+    }
+  }
+
+  /**
+   * Whether the panel shows the lab's machines (and asks for them).
+   */
+  get showLab(): boolean {
+    return this._showLab;
+  }
+  set showLab(show: boolean) {
+    if (show !== this._showLab) {
+      this._showLab = show;
+      this._followLab();
       this.update();
     }
   }
@@ -136,6 +152,7 @@ export class GpuMonitorPanel extends WatchingPanel {
         notebook={this._cellRuns?.current ?? null}
         freeGpuMinFreeShare={this._freeGpuMinFreePercent / 100}
         onRevealCell={cellId => this._cellRuns?.revealCell(cellId)}
+        lab={this._showLab ? this._lab : null}
         actions={this._actions}
         trans={this.trans}
       />
@@ -144,15 +161,41 @@ export class GpuMonitorPanel extends WatchingPanel {
 
   /**
    * Have the model poll for the history and the kernels, besides the latest
-   * readings.
+   * readings, and the lab's model for the lab while it is shown (once,
+   * where the server has no lab).
    */
   protected watch(): IDisposable[] {
-    return [this._model.watch({ history: true, kernels: true })];
+    this._watching = true;
+    this._followLab();
+    return [
+      this._model.watch({ history: true, kernels: true }),
+      new DisposableDelegate(() => {
+        this._watching = false;
+        this._followLab();
+      })
+    ];
+  }
+
+  /**
+   * Watch the lab while the panel watches and shows it; stop otherwise.
+   */
+  private _followLab(): void {
+    const wanted = this._watching && this._showLab && this._lab !== null;
+    if (wanted && this._labWatcher === null) {
+      this._labWatcher = this._lab!.watch();
+    } else if (!wanted && this._labWatcher !== null) {
+      this._labWatcher.dispose();
+      this._labWatcher = null;
+    }
   }
 
   private _model: IGpuMonitorModel;
   private _actions: IPanelActions;
   private _cellRuns: ICellGpuRuns | null;
+  private _lab: ILabModel | null;
+  private _showLab: boolean = SETTINGS_DEFAULTS.panel.lab;
+  private _watching = false;
+  private _labWatcher: IDisposable | null = null;
   private _windowSeconds: number = SETTINGS_DEFAULTS.panel.historyWindow;
   private _charts: readonly ChartKind[] = CHART_KINDS;
   private _freeGpuMinFreePercent: number =
@@ -181,6 +224,10 @@ export namespace GpuMonitorPanel {
      * The current notebook's cell runs, when per-cell attribution is on.
      */
     cellRuns?: ICellGpuRuns | null;
+    /**
+     * The lab's machines, shown where the server names a lab's Prometheus.
+     */
+    lab?: ILabModel | null;
     /**
      * The application's translator.
      */

@@ -43,6 +43,10 @@ export interface IPanelActions {
    * Open the GPU dashboard in the main area, at one of its charts if given.
    */
   openDashboard(chart?: string): void;
+  /**
+   * Open the GPU Lab in the main area.
+   */
+  openLab(): void;
 }
 
 /**
@@ -69,6 +73,7 @@ export function commandActions(commands: CommandRegistry): IPanelActions {
       commands.hasCommand(CommandIDs.useGpu) &&
       commands.isEnabled(CommandIDs.useGpu),
     openDashboard: chart =>
-      run(CommandIDs.openDashboard, chart ? { chart } : {})
+      run(CommandIDs.openDashboard, chart ? { chart } : {}),
+    openLab: () => run(CommandIDs.openLab, {})
   };
 }

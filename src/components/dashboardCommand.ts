@@ -10,6 +10,7 @@ import {
   TRANSLATION_DOMAIN
 } from '../tokens';
 import { GpuDashboardPanel } from './GpuDashboardPanel';
+import { showMainTab } from './mainTab';
 
 /**
  * Adds the command that opens the GPU dashboard in the main area (the one
@@ -25,17 +26,13 @@ export function addDashboardCommand(
   const tracker = new WidgetTracker<GpuDashboardPanel>({
     namespace: 'jupyterlab-gpu-monitor-dashboard'
   });
-  const create = (): GpuDashboardPanel => {
-    const dashboard = new GpuDashboardPanel({
+  const create = (): GpuDashboardPanel =>
+    new GpuDashboardPanel({
       model,
       cellRuns,
       windowSeconds: options.windowSeconds(),
       translator
     });
-    void tracker.add(dashboard);
-    app.shell.add(dashboard, 'main');
-    return dashboard;
-  };
 
   app.commands.addCommand(CommandIDs.openDashboard, {
     label: trans.__('GPU Dashboard'),
@@ -57,9 +54,7 @@ export function addDashboardCommand(
       }
     },
     execute: args => {
-      const open = tracker.currentWidget;
-      const dashboard = open && !open.isDisposed ? open : create();
-      app.shell.activateById(dashboard.id);
+      const dashboard = showMainTab(app, tracker, create);
       if (typeof args.chart === 'string') {
         scrollToChart(dashboard.node, args.chart);
       }

@@ -20,6 +20,7 @@ import {
   CommandIDs,
   ICellGpuRuns,
   IGpuMonitorModel,
+  ILabModel,
   PANEL_PLUGIN_ID,
   TRANSLATION_DOMAIN
 } from '../tokens';
@@ -43,7 +44,8 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     ISettingRegistry,
     ITranslator,
     IThemeManager,
-    ICellGpuRuns
+    ICellGpuRuns,
+    ILabModel
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -53,13 +55,15 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
     registry: ISettingRegistry | null,
     translator: ITranslator | null,
     themeManager: IThemeManager | null,
-    cellRuns: ICellGpuRuns | null
+    cellRuns: ICellGpuRuns | null,
+    lab: ILabModel | null
   ): void => {
     const trans = (translator ?? nullTranslator).load(TRANSLATION_DOMAIN);
     const panel = new GpuMonitorPanel({
       model,
       actions: commandActions(app.commands),
       cellRuns,
+      lab,
       translator
     });
     app.shell.add(panel, 'left', { rank: 700 });
@@ -98,6 +102,7 @@ export const panelPlugin: JupyterFrontEndPlugin<void> = {
       panel.windowSeconds = settings.get('historyWindow').composite as number;
       panel.freeGpuMinFreePercent = settings.get('freeGpuMinFreePercent')
         .composite as number;
+      panel.showLab = settings.get('lab').composite as boolean;
     }).then(settings => {
       panel.windowChanged.connect((_, seconds) => {
         void settings?.set('historyWindow', seconds);

@@ -662,6 +662,10 @@ export interface ILabGpu {
    */
   free: boolean;
   /**
+   * Since when it has been under the low-utilization line (`LowUtilizationPercent`), in seconds since the epoch, looked for at most 6 h back (then: since it was first seen in those 6 h); null while it is at the line or over, or its utilization is not known.
+   */
+  idle_since: number | null;
+  /**
    * The notebooks of the lab's servers that hold memory on it, most first.
    */
   holders: ILabHolder[];
@@ -684,6 +688,10 @@ export interface ILabNode {
    */
   last_seen: number | null;
   /**
+   * Where the user who asks starts working on the machine: the admin's `GpuMonitor.lab_open_url` with its `{node}` and `{user}` filled in; null without one.
+   */
+  open_url: string | null;
+  /**
    * Its GPUs, by index.
    */
   gpus: ILabGpu[];
@@ -694,7 +702,7 @@ export interface ILabNode {
  */
 export interface ILabView {
   /**
-   * Whether `GpuMonitor.lab_prometheus_url` names a lab's Prometheus; without one the rest is empty.
+   * Whether `GpuMonitor.lab_prometheus_url` names a lab's Prometheus; without one `error` says so (kind `not_installed`) and there are no machines.
    */
   configured: boolean;
   /**
@@ -705,6 +713,10 @@ export interface ILabView {
    * The user of the server that answers, whose notebooks are `own`.
    */
   user: string;
+  /**
+   * The machine of the server that answers (its `host` label in /metrics).
+   */
+  host: string;
   /**
    * Why the lab's Prometheus could not be read (then `nodes` is empty), or null.
    */

@@ -3,7 +3,7 @@ import * as path from 'path';
 
 import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
 import { PANEL, panelScreenshot } from './gpuMonitor';
-import { cutOffTexts, lowContrastTexts } from './layout';
+import { cutOffTexts, inEachLook, lowContrastTexts } from './layout';
 
 /**
  * The sidebar's default width, and a wide one.
@@ -77,38 +77,30 @@ test.describe('GPU monitor panel layout', () => {
             panel.getByRole('button', { name: 'Export CSV' })
           ).toBeEnabled();
         }
-        for (const theme of ['light', 'dark']) {
-          if (theme === 'dark') {
-            await page.theme.setDarkTheme();
+        await inEachLook(page, WIDTHS, async (theme, width) => {
+          const box = (await panel.boundingBox())!;
+          expect(Math.round(box.width)).toBeGreaterThanOrEqual(width - 2);
+          expect(await cutOffTexts(panel)).toEqual([]);
+          expect(await lowContrastTexts(panel)).toEqual([]);
+          const last = machine.rows > 0 ? rows.last() : null;
+          if (last) {
+            const bottom = await last.evaluate(
+              element => element.getBoundingClientRect().bottom
+            );
+            const screen = await panel.evaluate(element => ({
+              bottom: element.getBoundingClientRect().bottom,
+              scrolled: element.scrollTop
+            }));
+            expect(screen.scrolled).toBe(0);
+            expect(bottom).toBeLessThanOrEqual(screen.bottom);
           }
-          for (const width of WIDTHS) {
-            await page.sidebar.setWidth(width, 'left');
-            // Let the layout settle.
-            await page.waitForTimeout(300);
-            const box = (await panel.boundingBox())!;
-            expect(Math.round(box.width)).toBeGreaterThanOrEqual(width - 2);
-            expect(await cutOffTexts(panel)).toEqual([]);
-            expect(await lowContrastTexts(panel)).toEqual([]);
-            const last = machine.rows > 0 ? rows.last() : null;
-            if (last) {
-              const bottom = await last.evaluate(
-                element => element.getBoundingClientRect().bottom
-              );
-              const screen = await panel.evaluate(element => ({
-                bottom: element.getBoundingClientRect().bottom,
-                scrolled: element.scrollTop
-              }));
-              expect(screen.scrolled).toBe(0);
-              expect(bottom).toBeLessThanOrEqual(screen.bottom);
-            }
-            expect(
-              // When the monitor last tried moves with the clock too.
-              await panelScreenshot(panel, /of each GPU/, [
-                panel.locator('.jp-GpuMonitor-retry')
-              ])
-            ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);
-          }
-        }
+          expect(
+            // When the monitor last tried moves with the clock too.
+            await panelScreenshot(panel, /of each GPU/, [
+              panel.locator('.jp-GpuMonitor-retry')
+            ])
+          ).toMatchSnapshot(`layout-${machine.name}-${width}-${theme}.png`);
+        });
       } finally {
         if (machine.replay && !('error' in machine.replay)) {
           await replaceGpus(page, baseURL!, null);

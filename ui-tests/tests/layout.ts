@@ -1,3 +1,4 @@
+import { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
 /**
@@ -143,4 +144,25 @@ export async function lowContrastTexts(root: Locator): Promise<string[]> {
         ];
       });
   });
+}
+
+/**
+ * The side panel looked at as users see it: in the light theme then the
+ * dark one, at each sidebar width, once the layout settled.
+ */
+export async function inEachLook(
+  page: IJupyterLabPageFixture,
+  widths: readonly number[],
+  look: (theme: string, width: number) => Promise<void>
+): Promise<void> {
+  for (const theme of ['light', 'dark']) {
+    if (theme === 'dark') {
+      await page.theme.setDarkTheme();
+    }
+    for (const width of widths) {
+      await page.sidebar.setWidth(width, 'left');
+      await page.waitForTimeout(300);
+      await look(theme, width);
+    }
+  }
 }

@@ -11,7 +11,7 @@ from typing import Any
 
 from traitlets import Bool
 
-from ..lab.service import HINTS, LabService
+from ..lab.service import LabService
 from ..metrics import ServerIdentity
 from ..translation import gettext, ngettext
 from .command import GpuMonitorCommand
@@ -22,7 +22,15 @@ def _gib(mib: float | None) -> str:
     return gettext("n/a") if mib is None else f"{mib / 1024:.1f}"
 
 
-def _gpu_line(gpu: dict[str, Any]) -> str:
+def idle_text(seconds: float) -> str:
+    """How long a GPU has idled: "idle 40 min", "idle 2 h 10 min"."""
+    minutes = int(max(seconds, 0) // 60)
+    if minutes < 60:
+        return gettext("idle {minutes} min").format(minutes=minutes)
+    return gettext("idle {hours} h {minutes} min").format(hours=minutes // 60, minutes=minutes % 60)
+
+
+def _gpu_line(gpu: dict[str, Any], now: float) -> str:
     utilization = gpu["utilization_gpu"]
     busy = gettext("n/a") if utilization is None else f"{utilization:.0f} %"
     memory = f"{_gib(gpu['memory_used_mib'])} / {_gib(gpu['memory_total_mib'])} GiB"
@@ -38,7 +46,10 @@ def _gpu_line(gpu: dict[str, Any]) -> str:
         )
         for holder in gpu["holders"]
     )
-    state = gettext("free") if gpu["free"] else holders
+    state = holders
+    if gpu["free"]:
+        idle = gpu["idle_since"]
+        state = gettext("free") if idle is None else f"{gettext('free')}, {idle_text(now - idle)}"
     name = gpu["name"] or gettext("unknown GPU")
     return f"  GPU {gpu['index']}  {name}  {busy}  {memory}  {state}".rstrip()
 
@@ -53,7 +64,7 @@ def format_lab(view: dict[str, Any]) -> str:
         summary = ngettext("{count} GPU, {free} free", "{count} GPUs, {free} free", len(gpus))
         summary = summary.format(count=len(gpus), free=free)
         lines.append(f"{node['host']}  {state}  {summary}" if gpus else f"{node['host']}  {state}")
-        lines.extend(_gpu_line(gpu) for gpu in gpus)
+        lines.extend(_gpu_line(gpu, view["timestamp"]) for gpu in gpus)
     lines.append(
         gettext("{reporting} of {known} machines reporting").format(
             reporting=view["reporting"], known=view["known"]
@@ -108,20 +119,8 @@ class LabApp(GpuMonitorCommand):
     def start(self) -> int:
         """0 when the lab was read, 1 when not."""
         settings = self.settings
-        if not settings.lab_prometheus_url:
-            message = gettext("GpuMonitor.lab_prometheus_url is not set")
-            print(
-                failure_text("not_installed", message, gettext(HINTS["not_installed"])),
-                file=sys.stderr,
-            )
-            return 1
-        lab = LabService(
-            settings.lab_prometheus_url,
-            ServerIdentity.of(settings.metrics_host, settings.metrics_user).user,
-            settings.command_timeout,
-            settings.lab_prometheus_bearer_token_file,
-            settings.lab_prometheus_verify_tls,
-        )
+        identity = ServerIdentity.of(settings.metrics_host, settings.metrics_user)
+        lab = LabService(settings, identity)
         view = asyncio.run(lab.view())
         error = view["error"]
         if self.json_output:

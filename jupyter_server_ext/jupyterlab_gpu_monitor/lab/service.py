@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import blocking
 from ..gpu.errors import GpuReadError
@@ -16,7 +16,13 @@ from ..gpu.prometheus_api import PrometheusApi
 from ..translation import N_, gettext
 from .view import QUERIES, lab_nodes, nodes_json
 
+if TYPE_CHECKING:
+    from ..config import GpuMonitor
+    from ..metrics import ServerIdentity
+
 REFRESH_SECONDS = 5.0
+
+UNSET = N_("GpuMonitor.lab_prometheus_url is not set")
 
 # Translated when an error is made (see PrometheusApi).
 HINTS = {
@@ -44,26 +50,21 @@ HINTS = {
 
 
 class LabService:
-    """The lab's Prometheus, asked for the view of every machine."""
+    """The lab's Prometheus, asked for the view of every machine, as ``identity``'s user sees
+    it."""
 
-    def __init__(
-        self,
-        url: str,
-        user: str,
-        timeout_seconds: float = 5.0,
-        bearer_token_file: str = "",
-        verify_tls: bool = True,
-    ):
-        self.configured = bool(url)
-        self._user = user
-        self._timeout_seconds = timeout_seconds
+    def __init__(self, settings: GpuMonitor, identity: ServerIdentity):
+        self.configured = bool(settings.lab_prometheus_url)
+        self._identity = identity
+        self._open_template = settings.lab_open_url
+        self._timeout_seconds = settings.command_timeout
         self._prometheus = PrometheusApi(
-            url,
-            gettext("GpuMonitor.lab_prometheus_url is not set"),
+            settings.lab_prometheus_url,
+            gettext(UNSET),
             HINTS,
-            timeout_seconds,
-            bearer_token_file,
-            verify_tls,
+            settings.command_timeout,
+            settings.lab_prometheus_bearer_token_file,
+            settings.lab_prometheus_verify_tls,
         )
         self._answer: dict[str, Any] | None = None
         self._answered_at = -REFRESH_SECONDS
@@ -72,7 +73,8 @@ class LabService:
     async def view(self) -> dict[str, Any]:
         """The view, read again when the last is older than ``REFRESH_SECONDS``."""
         if not self.configured:
-            return self._json([], None, time.time())
+            unset = self._prometheus.failure("not_installed", gettext(UNSET))
+            return self._json([], unset, time.time())
         if self._answer is not None and time.monotonic() - self._answered_at < REFRESH_SECONDS:
             return self._answer
         if self._reading is None:
@@ -100,7 +102,8 @@ class LabService:
                 lab_nodes,
                 by_name,
                 now,
-                self._user,
+                self._identity.user,
+                self._open_template,
                 timeout_seconds=self._timeout_seconds,
             )
             answer = self._json(nodes_json(nodes), None, now)
@@ -113,7 +116,8 @@ class LabService:
         return {
             "configured": self.configured,
             "timestamp": now,
-            "user": self._user,
+            "user": self._identity.user,
+            "host": self._identity.host,
             "error": asdict(error.to_error()) if error is not None else None,
             "nodes": nodes,
             "reporting": sum(1 for node in nodes if node["reporting"]),

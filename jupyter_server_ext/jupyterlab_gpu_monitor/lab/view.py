@@ -6,6 +6,9 @@ runs a server per user) is one GPU, by ``uuid``. A machine whose newest sample i
 of its scrape intervals is not reporting; one Prometheus saw in the last day but not now (its
 scrapes fail, which marks its series stale at once, or it stopped more than the lookback of 5
 minutes ago) is listed without GPUs.
+
+How long a GPU has idled comes from two subqueries over ``IDLE_LOOKBACK_SECONDS`` at one step a
+minute: when it was last at the low-utilisation line or over, else when it was first seen.
 """
 
 from __future__ import annotations
@@ -13,11 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from ..contract import constant
 from ..gpu.model import MIB
 
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
+LOW_UTILIZATION_PERCENT = constant("LowUtilizationPercent")
+# How far back a GPU's idle time is looked for: "idle over 6 h" says enough to choose a GPU.
+IDLE_LOOKBACK_SECONDS = 6 * 3600
 # The window over which a machine's scrapes are counted to learn its scrape interval.
 SCRAPE_WINDOW_SECONDS = 600
 
@@ -30,6 +37,10 @@ QUERIES = {
     "newest": "max by (host) (timestamp(jupyter_server_info))",
     "scrapes": f"max by (host) (count_over_time(jupyter_server_info[{SCRAPE_WINDOW_SECONDS}s]))",
     "known": "max by (host) (present_over_time(jupyter_server_info[1d]))",
+    "busy_at": "max by (host, uuid) (max_over_time(timestamp(jupyter_gpu_utilization_ratio >= "
+    f"{LOW_UTILIZATION_PERCENT / 100})[{IDLE_LOOKBACK_SECONDS}s:1m]))",
+    "seen_from": "min by (host, uuid) (min_over_time(timestamp(jupyter_gpu_utilization_ratio)"
+    f"[{IDLE_LOOKBACK_SECONDS}s:1m]))",
 }
 
 Result = list[dict[str, Any]]
@@ -54,6 +65,9 @@ class LabGpu:
     memory_used_mib: float | None
     memory_total_mib: float | None
     free: bool  # nobody holds the held-memory rule's MiB on it
+    # Since when it has been under the low-utilisation line (at most IDLE_LOOKBACK_SECONDS
+    # back); None while it is over it, or its utilisation is not known.
+    idle_since: float | None
     holders: list[LabHolder] = field(default_factory=list)
 
 
@@ -62,6 +76,8 @@ class LabNode:
     host: str
     reporting: bool
     last_seen: float | None
+    # Where a user starts working on the machine (the admin's lab_open_url), or None.
+    open_url: str | None = None
     gpus: list[LabGpu] = field(default_factory=list)
 
 
@@ -82,34 +98,62 @@ def _by_gpu(result: Result) -> dict[tuple[str, str], float]:
     return {(s["metric"].get("host", ""), s["metric"].get("uuid", "")): _value(s) for s in result}
 
 
-def lab_nodes(answers: Mapping[str, Result], now: float, user: str) -> list[LabNode]:
+def open_url(template: str, host: str, user: str) -> str | None:
+    """The admin's ``lab_open_url`` for a machine, its ``{node}`` and ``{user}`` filled in
+    (quoted for a URL); None without a template."""
+    if not template:
+        return None
+    return template.format(node=quote(host, safe=""), user=quote(user, safe=""))
+
+
+def lab_nodes(
+    answers: Mapping[str, Result], now: float, user: str, open_template: str = ""
+) -> list[LabNode]:
     """The machines, by host, each with its GPUs by index, from the answers to ``QUERIES``
     asked at ``now`` (Prometheus' clock); ``user`` is the asking server's, whose notebooks are
-    marked as its own."""
+    marked as its own, and for whom ``open_template`` (the admin's ``lab_open_url``) is
+    filled in."""
     newest = {s["metric"].get("host", ""): _value(s) for s in answers["newest"]}
     scrapes = {s["metric"].get("host", ""): _value(s) for s in answers["scrapes"]}
     hosts = {s["metric"].get("host", "") for s in answers["known"]} | newest.keys()
     nodes = {
-        host: LabNode(host, _reporting(host, newest, scrapes, now), newest.get(host))
+        host: LabNode(
+            host,
+            _reporting(host, newest, scrapes, now),
+            newest.get(host),
+            open_url(open_template, host, user),
+        )
         for host in hosts
     }
     used, total = _by_gpu(answers["memory_used"]), _by_gpu(answers["memory_total"])
     utilization = _by_gpu(answers["utilization"])
+    busy_at, seen_from = _by_gpu(answers["busy_at"]), _by_gpu(answers["seen_from"])
     gpus: dict[tuple[str, str], LabGpu] = {}
     for series in answers["memory_total"]:
         labels = series["metric"]
         key = (labels.get("host", ""), labels.get("uuid", ""))
         mib_used = used[key] / MIB if key in used else None
+        percent = utilization[key] * 100 if key in utilization else None
         gpu = gpus[key] = LabGpu(
             uuid=key[1],
             index=_index(labels.get("gpu")),
             name=labels.get("name"),
-            utilization_gpu=utilization[key] * 100 if key in utilization else None,
+            utilization_gpu=percent,
             memory_used_mib=mib_used,
             memory_total_mib=total[key] / MIB,
             free=mib_used is not None and mib_used < HELD_MEMORY_MIB,
+            idle_since=(
+                max(busy_at.get(key, 0.0), seen_from.get(key, now))
+                if percent is not None and percent < LOW_UTILIZATION_PERCENT
+                else None
+            ),
         )
-        nodes.setdefault(key[0], LabNode(key[0], False, None)).gpus.append(gpu)
+        node = nodes.get(key[0])
+        if node is None:
+            node = nodes[key[0]] = LabNode(
+                key[0], False, None, open_url(open_template, key[0], user)
+            )
+        node.gpus.append(gpu)
     for series in answers["holders"]:
         labels = series["metric"]
         gpu = gpus.get((labels.get("host", ""), labels.get("uuid", "")))

@@ -1,0 +1,193 @@
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { Locator } from '@playwright/test';
+import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as readline from 'readline';
+
+import { A5000_PID, notebookKernel, openPanel, test } from './gpuMonitor';
+import { cutOffTexts, inEachLook, lowContrastTexts } from './layout';
+import { openNotebookWith } from './testKernels';
+
+/**
+ * node-1 of the lab: a JupyterLab of the test configuration, user ana's,
+ * started with the lab by lab_fleet.py (see there) on the port the
+ * Playwright configuration chose.
+ */
+const NODE1_URL = `http://localhost:${process.env.GALATA_LAB_PORT}`;
+
+/**
+ * The control file of node-1's fake nvidia-smi.
+ */
+const NODE1_CONTROL = path.resolve(
+  __dirname,
+  '..',
+  '.fake-gpu-lab',
+  'fake-nvidia-smi.json'
+);
+
+/**
+ * The sidebar's default width, and a wide one.
+ */
+const WIDTHS = [250, 500];
+
+/**
+ * What the admin's lab_open_url gives for node-3 and ana.
+ */
+const NODE3_SPAWN = 'https://hub.lab/hub/spawn/ana/node-3';
+
+test.use({ baseURL: NODE1_URL });
+test.describe.configure({ mode: 'serial' });
+
+let fleet: ChildProcess | null = null;
+
+test.beforeAll(async () => {
+  // Prometheus, two jupyter servers and a JupyterLab, and their first
+  // scrapes.
+  test.setTimeout(180000);
+  fleet = spawn(
+    'python',
+    [
+      path.resolve(__dirname, '..', 'lab_fleet.py'),
+      process.env.GALATA_LAB_PORT!
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] }
+  );
+  await new Promise<void>((resolve, reject) => {
+    readline
+      .createInterface({ input: fleet!.stdout! })
+      .once('line', () => resolve());
+    fleet!.once('exit', code =>
+      reject(new Error(`lab_fleet.py exited with ${code}`))
+    );
+  });
+});
+
+test.afterAll(() => {
+  fleet?.kill('SIGTERM');
+});
+
+/**
+ * Open a notebook whose kernel the fake nvidia-smi reports as the A5000
+ * capture's process: ana's notebook holds both GPUs of node-1.
+ */
+async function holdNode1Gpus(
+  page: IJupyterLabPageFixture,
+  tmpPath: string
+): Promise<void> {
+  const notebookPath = await openNotebookWith(
+    page,
+    tmpPath,
+    'train.ipynb',
+    'python3',
+    []
+  );
+  const kernel = await notebookKernel(page, NODE1_URL, notebookPath);
+  fs.writeFileSync(
+    NODE1_CONTROL,
+    JSON.stringify({ FAKE_SMI_PIDS: `${A5000_PID}:${kernel.pid}` })
+  );
+}
+
+/**
+ * Check that every text of the lab's view fits and is readable.
+ */
+async function expectReadable(view: Locator): Promise<void> {
+  expect(await cutOffTexts(view)).toEqual([]);
+  expect(await lowContrastTexts(view)).toEqual([]);
+}
+
+test('the panel shows every machine of the lab, her notebook marked, at 250 and 500 px, light and dark', async ({
+  page,
+  tmpPath
+}) => {
+  await holdNode1Gpus(page, tmpPath);
+  const panel = await openPanel(page);
+  const lab = panel.getByRole('region', { name: 'Lab', exact: true });
+  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+    timeout: 60000
+  });
+  const node1 = lab.getByRole('group', { name: 'node-1' });
+  // Both A5000s held by her notebook, marked as hers.
+  await expect(node1.locator('.jp-GpuMonitor-labGpu.jp-mod-own')).toHaveCount(
+    2,
+    { timeout: 30000 }
+  );
+  await expect(node1.getByText('(this machine)')).toBeVisible();
+  // Eight V100S under load, none free; eight idle H100s, all free.
+  await expect(
+    lab.getByRole('group', { name: 'node-2' }).getByText('0 of 8 GPUs free')
+  ).toBeVisible();
+  await expect(
+    lab.getByRole('group', { name: 'node-3' }).getByText('8 of 8 GPUs free')
+  ).toBeVisible();
+  // No need recorded: a fifth of a card free, nobody's, the least used.
+  await expect(lab.getByRole('link', { name: 'node-3 GPU 0' })).toHaveAttribute(
+    'href',
+    NODE3_SPAWN
+  );
+
+  await inEachLook(page, WIDTHS, async (theme, width) => {
+    await lab.scrollIntoViewIfNeeded();
+    await expectReadable(lab);
+    expect(
+      await lab.screenshot({
+        animations: 'disabled',
+        mask: [lab.locator('.jp-GpuMonitor-labFree')]
+      })
+    ).toMatchSnapshot(`lab-section-${width}-${theme}.png`);
+  });
+  await page.theme.setLightTheme();
+});
+
+test('the GPU Lab tab names each holder, filters the machines, and shows a machine that stops as stale', async ({
+  page
+}) => {
+  await page.evaluate(async () => {
+    await window.jupyterapp.commands.execute('gpu-monitor:open-lab');
+  });
+  const tab = page.locator('#jp-GpuMonitor-lab');
+  const lab = tab.getByRole('region', { name: 'Lab', exact: true });
+  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+    timeout: 60000
+  });
+  await expect(
+    lab.getByRole('group', { name: 'node-2' }).getByRole('listitem')
+  ).toHaveCount(8);
+
+  for (const theme of ['light', 'dark']) {
+    if (theme === 'dark') {
+      await page.theme.setDarkTheme();
+    }
+    await expectReadable(lab);
+    expect(
+      await tab.screenshot({
+        animations: 'disabled',
+        mask: [
+          lab.locator('.jp-GpuMonitor-labFree'),
+          lab.locator('.jp-GpuMonitor-labGpuIdle')
+        ]
+      })
+    ).toMatchSnapshot(`lab-tab-${theme}.png`);
+  }
+  await page.theme.setLightTheme();
+
+  // Only the free GPUs: the idle H100s of node-3.
+  await lab.getByRole('button', { name: 'Free', exact: true }).click();
+  await expect(lab.locator('.jp-GpuMonitor-labNode')).toHaveCount(1);
+  await expect(lab.getByRole('group', { name: 'node-3' })).toBeVisible();
+  await lab.getByRole('button', { name: 'All', exact: true }).click();
+
+  // node-3's server stops: still known, no longer reporting, greyed.
+  fleet!.kill('SIGUSR1');
+  await expect(lab.getByText('2 of 3 machines reporting')).toBeVisible({
+    timeout: 60000
+  });
+  const node3 = lab.getByRole('group', { name: 'node-3' });
+  await expect(node3).toHaveClass(/jp-mod-stale/);
+  await expect(node3.getByText('not reporting')).toBeVisible();
+  // The free GPU is now elsewhere: none of the lab has a fifth of a card.
+  await expect(lab.locator('.jp-GpuMonitor-labFree')).not.toContainText(
+    'node-3'
+  );
+});
