@@ -32,6 +32,9 @@ replays real captures, and two notebook sessions with real python3 kernels, ``tr
   capture with the llama-server as the kernel of ana's ``train.ipynb``, node-2 (cleo's) the
   eight V100S under load, node-3 (dan's) the eight idle H100; then again once node-3's server
   has stopped. ``lab_open_url`` is a JupyterHub spawn URL.
+- ``lab-ledger-1h.json``: ``GET lab/ledger?since=3600`` as ana, ten seconds after her notebook
+  began to idle-hold node-1's GPUs, the Prometheus evaluating ``prometheus/lab.yml``'s rules
+  every second.
 
 Every answer is checked against the REST contract before it is written. About a minute and a
 half:
@@ -59,7 +62,9 @@ sys.path[:0] = [str(REPO / "scripts"), str(REPO / "jupyter_server_ext")]
 
 from local_server import Api, running_server, write_kernelspec  # noqa: E402
 from tests.prometheus_lab import (  # noqa: E402
+    LAB_RULES,
     free_port,
+    rules_every_second,
     running_jupyter_server,
     running_prometheus,
 )
@@ -352,7 +357,11 @@ def record_lab(folder: Path) -> dict[str, object]:
     control = folder / "ana-fake-smi.json"
     control.write_text("{}")
     with contextlib.ExitStack() as running:
-        prometheus = running.enter_context(running_prometheus(folder / "prometheus", [job]))
+        folder.mkdir(parents=True, exist_ok=True)
+        rules = [rules_every_second(LAB_RULES, folder)]
+        prometheus = running.enter_context(
+            running_prometheus(folder / "prometheus", [job], rule_files=rules)
+        )
         servers = {}
         for user, (host, capture) in LAB.items():
             replay = {"FAKE_SMI_XML": str(SMI_FIXTURES / capture)}
@@ -389,6 +398,11 @@ def record_lab(folder: Path) -> dict[str, object]:
             return any(gpu["holders"] for node in view["nodes"] for gpu in node["gpus"])
 
         payloads = {"lab-3-machines.json": lab_when(lambda v: v["reporting"] == 3 and held(v))}
+        # Ten seconds of ana's notebook idle-holding both GPUs, in the ledger of the last hour.
+        time.sleep(10)
+        payloads["lab-ledger-1h.json"] = json.loads(
+            ana.get("gpu-monitor/api/lab/ledger?since=3600")
+        )
         servers["dan"].process.terminate()
         payloads["lab-node-3-stopped.json"] = lab_when(lambda v: v["reporting"] == 2)
     return payloads

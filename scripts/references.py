@@ -356,6 +356,46 @@ is `GpuMonitor.lab_open_url` filled in for it and the user who asks.""",
         ],
     ),
     Route(
+        "GET",
+        "lab/ledger",
+        "GET lab/ledger?since=<s>",
+        "each notebook's GPU-hours busy and idle-held over a period, from the lab's rules",
+        answer="LabLedger",
+        prose="""\
+Two range queries to the lab's Prometheus, at a step of an hour ending now, of the recording
+rules of `prometheus/lab.yml` (each evaluation a notebook's increase over the hour before it):
+the points tile the period, and their sum is its GPU-hours, per user and notebook whatever
+machine the notebook ran on. The lab's Prometheus must load the rules; without them the list
+is empty. Read at most once a minute per period however many clients ask; a failure of the
+lab's Prometheus is the answer's `error`, as for `GET lab`.""",
+        parameters=[
+            Parameter(
+                "since",
+                "query",
+                "seconds, 3600 to 2678400",
+                "the period, cut to whole hours; a week when left out",
+            )
+        ],
+        statuses=[("400", "`since` is not a number of seconds from an hour to 31 days")],
+        examples=[
+            Example(
+                "A week:",
+                "LabLedger",
+                """\
+{
+  "configured": true, "timestamp": 1764950400.0, "since_seconds": 604800, "user": "ana",
+  "error": null,
+  "notebooks": [
+    {"user": "ben", "notebook": "9a41c07be2d3", "own": false, "busy_hours": 12.0,
+     "idle_held_hours": 96.5},
+    {"user": "ana", "notebook": "2f3c50f1d2e4", "own": true, "busy_hours": 30.2,
+     "idle_held_hours": 41.0}
+  ]
+}""",
+            )
+        ],
+    ),
+    Route(
         "POST",
         "kernels/<kernel_id>/spans",
         "POST kernels/<kernel_id>/spans",

@@ -10,6 +10,7 @@ import {
 import {
   IGpuHistory,
   IGpuSnapshot,
+  ILabLedger,
   ILabView,
   IServerStatus
 } from './restapi/gpus';
@@ -73,6 +74,22 @@ export function fetchLab(
   init: RequestInit = {}
 ): Promise<ILabView> {
   return requestAPI<ILabView>('lab', serverSettings, init);
+}
+
+/**
+ * Read each notebook's GPU-hours busy and idle-held over the last
+ * `sinceSeconds` (whole hours), from the lab's Prometheus:
+ * `GET lab/ledger?since=<s>`.
+ *
+ * @param init - the fetch options, e.g. an abort `signal`
+ */
+export function fetchLabLedger(
+  serverSettings: ServerConnection.ISettings,
+  sinceSeconds: number,
+  init: RequestInit = {}
+): Promise<ILabLedger> {
+  const query = URLExt.objectToQueryString({ since: sinceSeconds });
+  return requestAPI<ILabLedger>(`lab/ledger${query}`, serverSettings, init);
 }
 
 /**

@@ -17,7 +17,12 @@ import {
   IUnreadableEnvironment
 } from './restapi/envs';
 import { HistoryField } from './gpu/readings';
-import { IGpuSnapshot, ILabView, IMachineSeries } from './restapi/gpus';
+import {
+  IGpuSnapshot,
+  ILabLedger,
+  ILabView,
+  IMachineSeries
+} from './restapi/gpus';
 import { IDiagnosis, IFinding, IKernelProbe } from './restapi/inspector';
 import { IKernelSummary, ISpanFigures } from './restapi/kernels';
 
@@ -347,10 +352,20 @@ export interface ILabModel extends IDisposable {
    */
   readonly changed: ISignal<ILabModel, void>;
   /**
-   * Ask the server every few seconds until the returned disposable is
-   * disposed; the first watcher is answered at once.
+   * Each notebook's GPU-hours over the last `ledgerSeconds`; null until a
+   * watcher asked for it and the server answered.
    */
-  watch(): IDisposable;
+  readonly ledger: ILabLedger | null;
+  /**
+   * The ledger's period, in seconds (whole hours); a change asks at once.
+   */
+  ledgerSeconds: number;
+  /**
+   * Ask the server every few seconds until the returned disposable is
+   * disposed, for the ledger too when asked; the first watcher is answered
+   * at once.
+   */
+  watch(options?: { ledger?: boolean }): IDisposable;
 }
 
 /**

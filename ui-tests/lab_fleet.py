@@ -1,7 +1,8 @@
-"""A lab of three machines for tests/lab.spec.ts: a real Prometheus (Debian's) scraping every
-second node-1, a JupyterLab of this folder's test configuration (user ana, the two-A5000
-capture), node-2, cleo's jupyter server (the eight V100S under load), and node-3, dan's (eight
-idle H100 80GB), each with the fake nvidia-smi replaying its real capture.
+"""A lab of three machines for tests/lab.spec.ts: a real Prometheus (Debian's) evaluating the
+lab's rules and scraping every second node-1, a JupyterLab of this folder's test configuration
+(user ana, the two-A5000 capture), node-2, cleo's jupyter server (the eight V100S under load),
+and node-3, dan's (eight idle H100 80GB), each with the fake nvidia-smi replaying its real
+capture.
 
     python lab_fleet.py NODE1_PORT
 
@@ -24,7 +25,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "jupyter_server_ext"))
 
 from tests.prometheus_lab import (  # noqa: E402
+    LAB_RULES,
     free_port,
+    rules_every_second,
     running_jupyter_server,
     running_process,
     running_prometheus,
@@ -52,7 +55,12 @@ def main(node1_port: int) -> None:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGUSR1, lambda *_: stop_node3.set())
     with ExitStack() as running:
-        prometheus = running.enter_context(running_prometheus(FOLDER / "prometheus", [job]))
+        FOLDER.mkdir(parents=True)
+        # The lab's rules, evaluated every second: the ledger fills within the test.
+        rules = [rules_every_second(LAB_RULES, FOLDER)]
+        prometheus = running.enter_context(
+            running_prometheus(FOLDER / "prometheus", [job], rule_files=rules)
+        )
         others = {
             user: running.enter_context(
                 running_jupyter_server(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .conda.catalog import EnvironmentCatalog
     from .conda.errors import CondaCommandError
     from .conda.model import Environment
+    from .lab.service import LabService
 
 try:
     from jupyter_server.auth.decorator import allow_unauthenticated
@@ -65,6 +66,8 @@ CONFIG_SETTING = "gpu_monitor_config"
 KERNELS_SETTING = "gpu_monitor_kernels"
 IN_FLIGHT_SETTING = "gpu_monitor_in_flight"
 LAB_SETTING = "gpu_monitor_lab"
+# The ledger's period when a client names none.
+WEEK_SECONDS = 7 * 86400
 
 
 class ApiError(tornado.web.HTTPError):
@@ -307,19 +310,45 @@ class LabHandler(GpuMonitorHandler):
     """``GET lab``: every machine of the lab, from the Prometheus that scrapes them all
     (``GpuMonitor.lab_prometheus_url``); ``configured: false`` without one."""
 
-    @tornado.web.authenticated
-    @authorized("read")
-    async def get(self) -> None:
+    @property
+    def lab(self) -> LabService:
+        """The lab's Prometheus, made at the first request: a server whose users never look
+        costs nothing."""
         lab = self.settings.get(LAB_SETTING)
         if lab is None:
-            # Made at the first request: a server whose users never look costs nothing.
             from .lab.service import LabService
             from .metrics import ServerIdentity
 
             config = self.monitor_config
             identity = ServerIdentity.of(config.metrics_host, config.metrics_user)
             lab = self.settings[LAB_SETTING] = LabService(config, identity)
-        self.finish(json.dumps(await lab.view()))
+        return lab
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        self.finish(json.dumps(await self.lab.view()))
+
+
+class LabLedgerHandler(LabHandler):
+    """``GET lab/ledger?since=<seconds>``: each notebook's GPU-hours busy and idle-held over the
+    last ``since`` seconds (whole hours, a week by default), from the lab's recording rules."""
+
+    @tornado.web.authenticated
+    @authorized("read")
+    async def get(self) -> None:
+        from .lab.report import MAX_SECONDS, MIN_SECONDS
+
+        raw, since = self.query_number("since") or ("", WEEK_SECONDS)
+        if not MIN_SECONDS <= since <= MAX_SECONDS:  # NaN too
+            raise ApiError(
+                400,
+                f"'since' must be seconds, at least {MIN_SECONDS} and at most {MAX_SECONDS}, "
+                f"not {raw[:40]!r}",
+            )
+        # Whole hours: the ledger's points are hours, and the answers are kept by period.
+        hours = int(since // 3600)
+        self.finish(json.dumps(await self.lab.ledger(hours * 3600)))
 
 
 class ProbeHandler(GpuMonitorHandler):
@@ -654,6 +683,7 @@ def setup_route_handlers(
                 KernelCacheReleaseHandler,
             ),
             (url_path_join(api, "lab"), LabHandler),
+            (url_path_join(api, "lab", "ledger"), LabLedgerHandler),
             (url_path_join(api, "probe"), ProbeHandler),
             (url_path_join(api, "diagnose"), DiagnoseHandler),
             (url_path_join(api, "envs"), EnvironmentsHandler),

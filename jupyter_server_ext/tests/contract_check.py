@@ -19,6 +19,7 @@ ANSWERS = {
     ("GET", "status"): "ServerStatus",
     ("GET", "kernels"): "KernelList",
     ("GET", "lab"): "LabView",
+    ("GET", "lab/ledger"): "LabLedger",
     ("POST", "kernels/*/spans"): "SpansAnswer",
     ("POST", "kernels/*/release-cached-memory"): "CacheReleaseAnswer",
     ("GET", "probe"): "ProbeExpression",

@@ -170,11 +170,14 @@ def running_process(
 
 @contextmanager
 def running_prometheus(
-    folder: Path, scrape_configs: list[dict[str, Any]], port: int | None = None
+    folder: Path,
+    scrape_configs: list[dict[str, Any]],
+    port: int | None = None,
+    rule_files: list[Path] | None = None,
 ) -> Iterator[str]:
-    """A Prometheus on loopback (on ``port``, else a free one) that scrapes every second, with
-    its config and data in ``folder``; yields its URL once it answers, and stops it on the way
-    out."""
+    """A Prometheus on loopback (on ``port``, else a free one) that scrapes every second and
+    loads ``rule_files``, with its config and data in ``folder``; yields its URL once it
+    answers, and stops it on the way out."""
     prometheus = require(PROMETHEUS)
     folder.mkdir(parents=True, exist_ok=True)
     config = folder / "prometheus.yml"
@@ -183,6 +186,7 @@ def running_prometheus(
         json.dumps(
             {
                 "global": {"scrape_interval": "1s", "scrape_timeout": "1s"},
+                "rule_files": [str(path) for path in rule_files or []],
                 "scrape_configs": scrape_configs,
             }
         )
@@ -198,6 +202,14 @@ def running_prometheus(
     ]
     with running_process(command, folder / "prometheus.log", f"{url}/-/ready", "prometheus"):
         yield url
+
+
+def rules_every_second(rules: Path, folder: Path) -> Path:
+    """A copy of a rule file whose groups are evaluated every second instead of every minute:
+    the same rules, seen at work within a test."""
+    copy = folder / rules.name
+    copy.write_text(rules.read_text().replace("interval: 1m", "interval: 1s"))
+    return copy
 
 
 def query(prometheus_url: str, promql: str) -> list[dict[str, Any]]:

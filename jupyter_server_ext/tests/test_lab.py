@@ -19,6 +19,7 @@ from jupyterlab_gpu_monitor.gpu.model import MIB
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 from jupyterlab_gpu_monitor.lab import service
 from jupyterlab_gpu_monitor.lab.view import lab_nodes, nodes_json
+from tornado.httpclient import HTTPClientError
 
 from .prometheus_lab import (
     free_port,
@@ -190,6 +191,26 @@ async def test_an_unreachable_lab_prometheus_is_the_views_error_not_the_servers(
     # This server's own GPUs are read as ever.
     gpus = json.loads((await jp_fetch("gpu-monitor", "api", "gpus")).body)
     assert gpus["error"] is None and gpus["gpus"]
+
+
+async def test_the_ledger_takes_whole_hours_from_an_hour_to_a_month(fake_smi, jp_fetch):
+    # A week by default; the period cut to whole hours. (The lab's Prometheus is not there:
+    # its failure is the answer's error.)
+    week = json.loads((await jp_fetch("gpu-monitor", "api", "lab", "ledger")).body)
+    assert (week["since_seconds"], week["notebooks"], week["error"]["kind"]) == (
+        7 * 86400,
+        [],
+        "unknown",
+    )
+    hours = json.loads(
+        (await jp_fetch("gpu-monitor", "api", "lab", "ledger", params={"since": "7250"})).body
+    )
+    assert hours["since_seconds"] == 7200
+    for since in ("3599", "2678401", "nan", "week"):
+        with pytest.raises(HTTPClientError) as refused:
+            await jp_fetch("gpu-monitor", "api", "lab", "ledger", params={"since": since})
+        assert refused.value.code == 400
+        assert "'since' must be seconds, at least 3600" in refused.value.response.body.decode()
 
 
 def test_the_lab_command_without_a_lab_prometheus_says_which_option_sets_it(tmp_path):

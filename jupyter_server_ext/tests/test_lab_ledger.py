@@ -1,7 +1,8 @@
 """The notebooks' GPU ledger as a lab's Prometheus keeps it: a real jupyter server whose fake
 nvidia-smi replays the two idle RTX A5000 of a workstation with the capture's process (llama-server,
 22430 of GPU 0's 22437 MiB and 17246 of GPU 1's 17253) as a real kernel's, and a real Prometheus
-(Debian's) scraping the server every second."""
+(Debian's) scraping the server every second and evaluating the lab's recording rules every
+second; the server asks it for the lab's ledger."""
 
 from __future__ import annotations
 
@@ -13,13 +14,16 @@ import pytest
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 
 from .prometheus_lab import (
+    LAB_RULES,
     free_port,
     query,
+    rules_every_second,
     running_jupyter_server,
     running_prometheus,
     wait_for,
 )
 from .replay import SMI_FIXTURES
+from .test_cli import run
 
 A5000_XML = SMI_FIXTURES / "xml/rtx-a5000-x2-driver-590.44-v13-2procs.xml"
 CAPTURE_PID = "100477"
@@ -46,14 +50,16 @@ def test_a_kernel_idle_holding_gpus_counts_its_time_within_a_scrape(tmp_path):
         "static_configs": [{"targets": [f"127.0.0.1:{port}"]}],
     }
     replay = {"FAKE_SMI_XML": str(A5000_XML), "FAKE_SMI_CONTROL": str(control)}
+    rules = rules_every_second(LAB_RULES, tmp_path)
     with (
-        running_prometheus(tmp_path / "prometheus", [job]) as prometheus,
+        running_prometheus(tmp_path / "prometheus", [job], rule_files=[rules]) as prometheus,
         running_jupyter_server(
             tmp_path / "jupyter",
             replay,
             "--GpuMonitor.interval=0.5",
             "--GpuMonitor.metrics_host=node-1",
             "--GpuMonitor.metrics_user=ana",
+            f"--GpuMonitor.lab_prometheus_url={prometheus}",
             port=port,
             token=token,
         ) as jupyter,
@@ -81,6 +87,33 @@ def test_a_kernel_idle_holding_gpus_counts_its_time_within_a_scrape(tmp_path):
             (first_at, first), (last_at, last) = scrapes[0], scrapes[-1]
             assert last_at - first_at >= 10
             assert last - first == pytest.approx((last_at - first_at) * share, abs=1.0)
+
+        # The lab's ledger for the last hour, from the recording rules: the notebook's idle-held
+        # GPU-hours, both GPUs together, as the counters say.
+        counted = sum(float(each["value"][1]) for each in query(prometheus, IDLE_HELD)) / 3600
+        label = notebook_label("ledger.ipynb", "hash")
+        ledger = json.loads(jupyter.get("gpu-monitor/api/lab/ledger?since=3600"))
+        assert (ledger["since_seconds"], ledger["user"], ledger["error"]) == (3600, "ana", None)
+        (row,) = ledger["notebooks"]
+        assert (row["user"], row["notebook"], row["own"], row["busy_hours"]) == (
+            "ana",
+            label,
+            True,
+            0,
+        )
+        # The rule's last evaluation, up to a second and a scrape before the counters read.
+        assert row["idle_held_hours"] == pytest.approx(counted, abs=4 / 3600)
+        # The same in a terminal, as a table with its digest, and as CSV.
+        lab = ("--lab-prometheus-url", prometheus, "--GpuMonitor.metrics_user=ana")
+        table = run("lab", "report", "--since", "1h", *lab)
+        assert table.returncode == 0, table.stderr
+        heads, line, digest = table.stdout.splitlines()
+        assert heads.split() == ["USER", "NOTEBOOK", "BUSY", "GPU-h", "IDLE-HELD", "GPU-h"]
+        assert line.split()[:4] == ["ana", label, "(yours)", "0.0"]
+        assert digest.startswith("1 notebook held 0.0 GPU-hours at under 30 %; the largest: ana's")
+        as_csv = run("lab", "report", "--since", "1h", "--csv", *lab).stdout.splitlines()
+        assert as_csv[0] == "user,notebook,own,busy_gpu_hours,idle_held_gpu_hours"
+        assert as_csv[1].startswith(f"ana,{label},true,0.000,0.0")
 
         # The kernel lets go (the capture's process is someone else's again): no more time.
         control.write_text("{}")

@@ -60,8 +60,11 @@ class Kernel:
         self._client.load_connection_file()
 
     async def start(self) -> None:
-        self._client.start_channels()
-        await self._client.wait_for_ready(timeout=120)
+        # No heartbeat: a client without the kernel's manager takes a heartbeat missed while
+        # the kernel starts (ipykernel 7.4 under traitlets 5.16) for a death, and the server
+        # watches its kernel anyway. Ready is the kernel's answer to kernel_info.
+        self._client.start_channels(hb=False)
+        await self._client.wait_for_ready(timeout=KERNEL_TIMEOUT_SECONDS)
 
     async def run(self, code: str) -> None:
         """Run ``code`` as a cell; RuntimeError with the kernel's traceback when it fails."""

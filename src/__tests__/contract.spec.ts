@@ -25,6 +25,7 @@ const PAYLOAD_OF: [RegExp, string][] = [
   [/-history-.*\.json$/, 'GpuHistory'],
   [/-kernels\.json$/, 'KernelList'],
   [/-spans\.json$/, 'SpansAnswer'],
+  [/^lab-ledger-.*\.json$/, 'LabLedger'],
   [/^lab-.*\.json$/, 'LabView'],
   [/^envs\.json$/, 'EnvironmentList'],
   [/^envs-.*\.json$/, 'EnvironmentPackages'],

@@ -9,12 +9,13 @@ import { IRoomNeeded } from '../freeGpu/freeGpu';
 import { GpuModel } from '../gpu/model';
 import { filterLab, freeAnywhere, labUsers } from '../lab/choose';
 import { LabView } from '../lab/LabView';
-import { LabModel } from '../lab/model';
+import { LedgerTable } from '../lab/LedgerTable';
+import { LabModel, LEDGER_PERIODS } from '../lab/model';
 import { ILabView } from '../restapi/gpus';
 import { INotebookGpuNeed } from '../tokens';
 import { fakeActions } from './panelActions';
-import { lab3Machines, labNode3Stopped } from './payloads';
-import { a5000Server, endpoint, fakeServer } from './server';
+import { lab3Machines, labLedger1h, labNode3Stopped } from './payloads';
+import { a5000Server, endpoint, fakeServer, requestedUrl } from './server';
 import { trans } from './trans';
 
 jest.mock('uplot', () => jest.requireActual('./fakeUPlot'));
@@ -265,6 +266,70 @@ describe('the panel', () => {
 
     panel.dispose();
     model.dispose();
+    lab.dispose();
+  });
+});
+
+describe('the ledger', () => {
+  it("says who held GPUs for nothing, per user and per notebook, the user's own marked", () => {
+    const onSeconds = jest.fn();
+    const { getByRole, getByText } = render(
+      <LedgerTable
+        ledger={labLedger1h()}
+        seconds={LEDGER_PERIODS.week}
+        onSeconds={onSeconds}
+        trans={trans}
+      />
+    );
+
+    expect(getByText(/^1 notebook held/).textContent).toBe(
+      "1 notebook held 0.0 GPU-hours at under 30 %; the largest: ana's f7d8bce8e464, 0.0."
+    );
+    const notebooks = getByRole('table', { name: 'GPU-hours per notebook' });
+    expect(
+      within(notebooks)
+        .getAllByRole('row')
+        .map(row => row.textContent)
+    ).toEqual(['NotebookBusyIdle-held', 'ana · f7d8bce8e464 (you)0.00.0']);
+    const users = getByRole('table', { name: 'GPU-hours per user' });
+    expect(within(users).getByRole('rowheader').textContent).toBe('ana (you)');
+
+    fireEvent.change(getByRole('combobox', { name: 'Period' }), {
+      target: { value: String(LEDGER_PERIODS.month) }
+    });
+    expect(onSeconds).toHaveBeenCalledWith(LEDGER_PERIODS.month);
+  });
+
+  it('is asked for only by a watcher that shows it, for the period it shows', async () => {
+    const server = fakeServer(request =>
+      endpoint(request) === 'lab/ledger' ? labLedger1h() : lab3Machines()
+    );
+    const lab = new LabModel({ serverSettings: server.settings });
+    const answered = () => new Promise(resolve => lab.changed.connect(resolve));
+
+    let changed = answered();
+    const panel = lab.watch();
+    await changed;
+    expect(server.requests.map(endpoint)).toEqual(['lab']);
+
+    changed = answered();
+    const tab = lab.watch({ ledger: true });
+    await changed;
+    const asked = server.requests.map(request => requestedUrl(request));
+    expect(asked.map(url => url.searchParams.get('since'))).toEqual([
+      null,
+      null,
+      String(LEDGER_PERIODS.week)
+    ]);
+    // The period of the recorded answer (an hour) is not the one asked for:
+    // not shown as the week's.
+    expect(lab.ledger).toBeNull();
+
+    lab.ledgerSeconds = 3600;
+    await answered();
+    expect(lab.ledger?.notebooks).toHaveLength(1);
+    tab.dispose();
+    panel.dispose();
     lab.dispose();
   });
 });

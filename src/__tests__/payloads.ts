@@ -49,15 +49,24 @@
  * (cleo's, the eight V100S under load, no kernel) and node-3 (dan's, eight
  * idle H100 80GB): `lab-3-machines.json`, then `lab-node-3-stopped.json`
  * once node-3's server stopped. `lab_open_url` is
- * `https://hub.lab/hub/spawn/{user}/{node}`.
+ * `https://hub.lab/hub/spawn/{user}/{node}`. `lab-ledger-1h.json` is
+ * `GET lab/ledger?since=3600` ten seconds after her notebook began to
+ * idle-hold both GPUs, the Prometheus evaluating `prometheus/lab.yml`'s
+ * rules every second.
  */
-import { IGpuHistory, IGpuSnapshot, ILabView } from '../restapi/gpus';
+import {
+  IGpuHistory,
+  IGpuSnapshot,
+  ILabLedger,
+  ILabView
+} from '../restapi/gpus';
 import { IKernelSummary, ISpansAnswer } from '../restapi/kernels';
 
 import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
 import GB200_LOST from './fixtures/gb200-x2-gpu1-lost-snapshot.json';
 import LAB_3_MACHINES from './fixtures/lab-3-machines.json';
+import LAB_LEDGER_1H from './fixtures/lab-ledger-1h.json';
 import LAB_NODE_3_STOPPED from './fixtures/lab-node-3-stopped.json';
 import NO_GPU from './fixtures/no-gpu-snapshot.json';
 import A5000_HISTORY from './fixtures/rtx-a5000-x2-history-with-gap.json';
@@ -89,6 +98,14 @@ export function lab3Machines(): ILabView {
  */
 export function labNode3Stopped(): ILabView {
   return copy<ILabView>(LAB_NODE_3_STOPPED);
+}
+
+/**
+ * Ana's notebook, idle-holding two GPUs for about ten seconds of the last
+ * hour: 0.012 GPU-hours.
+ */
+export function labLedger1h(): ILabLedger {
+  return copy<ILabLedger>(LAB_LEDGER_1H);
 }
 
 /**

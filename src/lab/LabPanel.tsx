@@ -18,7 +18,8 @@ const LabView = React.lazy(async () => ({
 
 /**
  * The GPU Lab, a main-area tab: every machine of the lab, with the holders'
- * notebooks. It asks for the lab only while it is visible.
+ * notebooks, and the lab's ledger. It asks for them only while it is
+ * visible.
  */
 export class LabPanel extends WatchingPanel {
   /**
@@ -54,6 +55,13 @@ export class LabPanel extends WatchingPanel {
         failure={this._lab.failure}
         compact={false}
         room={room}
+        ledger={{
+          answer: this._lab.ledger,
+          seconds: this._lab.ledgerSeconds,
+          onSeconds: seconds => {
+            this._lab.ledgerSeconds = seconds;
+          }
+        }}
         trans={this.trans}
       />
     ));
@@ -68,7 +76,7 @@ export class LabPanel extends WatchingPanel {
   }
 
   protected watch(): IDisposable[] {
-    return [this._lab.watch()];
+    return [this._lab.watch({ ledger: true })];
   }
 
   private _lab: ILabModel;

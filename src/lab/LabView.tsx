@@ -11,7 +11,7 @@ import {
   formatMemory,
   formatPercent
 } from '../format/units';
-import { ILabGpu, ILabNode, ILabView } from '../restapi/gpus';
+import { ILabGpu, ILabLedger, ILabNode, ILabView } from '../restapi/gpus';
 import { IRequestFailure } from '../tokens';
 import {
   filterLab,
@@ -20,6 +20,7 @@ import {
   LabFilter,
   labUsers
 } from './choose';
+import { LedgerTable } from './LedgerTable';
 
 /**
  * The properties of {@link LabView}.
@@ -51,6 +52,14 @@ export namespace LabView {
      * Open the Lab tab; none in the tab itself.
      */
     onOpenTab?: () => void;
+    /**
+     * The lab's ledger and its period, in the Lab tab; none in the panel.
+     */
+    ledger?: {
+      answer: ILabLedger | null;
+      seconds: number;
+      onSeconds: (seconds: number) => void;
+    };
     /**
      * The translation bundle of the extension's domain.
      */
@@ -142,6 +151,14 @@ export function LabView(props: LabView.IProps): React.ReactElement {
               trans={trans}
             />
           ))}
+          {props.ledger && (
+            <LedgerTable
+              ledger={props.ledger.answer}
+              seconds={props.ledger.seconds}
+              onSeconds={props.ledger.onSeconds}
+              trans={trans}
+            />
+          )}
         </>
       )}
     </section>

@@ -3,9 +3,9 @@ import { DisposableDelegate, IDisposable } from '@lumino/disposable';
 import { Poll } from '@lumino/polling';
 import { ISignal, Signal } from '@lumino/signaling';
 
-import { fetchLab } from '../api';
+import { fetchLab, fetchLabLedger } from '../api';
 import { classifyFailure } from '../gpu/failure';
-import { ILabView } from '../restapi/gpus';
+import { ILabLedger, ILabView } from '../restapi/gpus';
 import { ILabModel, IRequestFailure } from '../tokens';
 
 /**
@@ -16,8 +16,18 @@ import { ILabModel, IRequestFailure } from '../tokens';
 export const LAB_REFRESH_SECONDS = 10;
 
 /**
+ * The ledger's periods, in seconds.
+ */
+export const LEDGER_PERIODS = {
+  day: 86400,
+  week: 7 * 86400,
+  month: 30 * 86400
+} as const;
+
+/**
  * Polls the server's `GET lab` while a Lab view is watched and the browser
- * tab is visible; never again once the server says it has no lab.
+ * tab is visible, and `GET lab/ledger` while one shows the ledger; never
+ * again once the server says it has no lab.
  */
 export class LabModel implements ILabModel {
   /**
@@ -47,6 +57,22 @@ export class LabModel implements ILabModel {
     return this._configured;
   }
 
+  get ledger(): ILabLedger | null {
+    return this._ledger;
+  }
+
+  get ledgerSeconds(): number {
+    return this._ledgerSeconds;
+  }
+  set ledgerSeconds(seconds: number) {
+    if (seconds !== this._ledgerSeconds) {
+      this._ledgerSeconds = seconds;
+      this._ledger = null;
+      this._changed.emit();
+      this._askNow();
+    }
+  }
+
   get changed(): ISignal<this, void> {
     return this._changed;
   }
@@ -55,14 +81,27 @@ export class LabModel implements ILabModel {
     return this._poll.isDisposed;
   }
 
-  watch(): IDisposable {
+  watch(options: { ledger?: boolean } = {}): IDisposable {
+    const ledger = options.ledger ?? false;
     this._watchers++;
-    if (this._watchers === 1 && this._configured !== false) {
-      void this._poll.refresh();
+    this._ledgerWatchers += ledger ? 1 : 0;
+    const newNeed = this._watchers === 1 || (ledger && this._ledger === null);
+    if (newNeed && this._configured !== false) {
+      this._askNow();
     }
     return new DisposableDelegate(() => {
       this._watchers--;
+      this._ledgerWatchers -= ledger ? 1 : 0;
     });
+  }
+
+  /**
+   * Ask at once, even while an answer is coming: it may lack what a new
+   * watcher or period needs (Poll.refresh would be dropped while the
+   * poll's phase is still that of the refresh that brought it).
+   */
+  private _askNow(): void {
+    void this._poll.schedule({ interval: Poll.IMMEDIATE, phase: 'refreshed' });
   }
 
   /**
@@ -83,11 +122,20 @@ export class LabModel implements ILabModel {
   private async _fetch(): Promise<void> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), 30_000);
+    const init = { signal: abort.signal };
+    const since = this._ledgerSeconds;
     try {
-      this._view = await fetchLab(this._serverSettings, {
-        signal: abort.signal
-      });
-      this._configured = this._view.configured;
+      const [view, ledger] = await Promise.all([
+        fetchLab(this._serverSettings, init),
+        this._ledgerWatchers > 0
+          ? fetchLabLedger(this._serverSettings, since, init)
+          : this._ledger
+      ]);
+      this._view = view;
+      // A period changed while asking: its own answer comes next.
+      this._ledger =
+        ledger?.since_seconds === this._ledgerSeconds ? ledger : null;
+      this._configured = view.configured;
       this._failure = null;
       this._changed.emit();
     } catch (error) {
@@ -102,7 +150,10 @@ export class LabModel implements ILabModel {
   private _serverSettings: ServerConnection.ISettings;
   private _poll: Poll;
   private _watchers = 0;
+  private _ledgerWatchers = 0;
   private _view: ILabView | null = null;
+  private _ledger: ILabLedger | null = null;
+  private _ledgerSeconds = LEDGER_PERIODS.week;
   private _failure: IRequestFailure | null = null;
   private _configured: boolean | null = null;
   private _changed = new Signal<this, void>(this);

@@ -734,3 +734,59 @@ export interface ILabView {
    */
   known: number;
 }
+
+/**
+ * One notebook's GPU-hours over the period, on every machine it ran on.
+ */
+export interface ILabLedgerRow {
+  /**
+   * The user of the server whose kernels ran it (its `user` label).
+   */
+  user: string;
+  /**
+   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty (then a row is a user's notebooks together).
+   */
+  notebook: string;
+  /**
+   * Whether it is a notebook of the user of the server that answers.
+   */
+  own: boolean;
+  /**
+   * GPU-hours its kernels kept GPUs busy (at the low-utilization line or over), shared by memory on a shared GPU.
+   */
+  busy_hours: number;
+  /**
+   * GPU-hours its kernels held at least `HeldMemoryMib` on a GPU under the low-utilization line: memory nobody else could use, for nothing.
+   */
+  idle_held_hours: number;
+}
+
+/**
+ * Each notebook's GPU-hours busy and idle-held over a period, from the recording rules of `prometheus/lab.yml` on the lab's Prometheus.
+ */
+export interface ILabLedger {
+  /**
+   * Whether `GpuMonitor.lab_prometheus_url` names a lab's Prometheus; without one `error` says so.
+   */
+  configured: boolean;
+  /**
+   * The end of the period, in seconds since the epoch.
+   */
+  timestamp: number;
+  /**
+   * The period's length, in seconds: whole hours, the last of which ends at `timestamp`.
+   */
+  since_seconds: number;
+  /**
+   * The user of the server that answers, whose notebooks are `own`.
+   */
+  user: string;
+  /**
+   * Why the lab's Prometheus could not be read (then `notebooks` is empty), or null.
+   */
+  error: IGpuError | null;
+  /**
+   * Every notebook that held a GPU in the period, the most idle-held hours first, then the most busy. Empty as well where the lab's Prometheus does not load the rules.
+   */
+  notebooks: ILabLedgerRow[];
+}

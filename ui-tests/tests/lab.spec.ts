@@ -154,6 +154,16 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   await expect(
     lab.getByRole('group', { name: 'node-2' }).getByRole('listitem')
   ).toHaveCount(8);
+  // The ledger of the week: her notebook idle-held node-1's GPUs in the test
+  // before (the lab's rules are evaluated every second here).
+  await expect(
+    lab
+      .getByRole('table', { name: 'GPU-hours per user' })
+      .getByRole('rowheader')
+  ).toHaveText(['ana (you)'], { timeout: 30000 });
+  await expect(lab.locator('.jp-GpuMonitor-labDigest')).toContainText(
+    '1 notebook held'
+  );
 
   for (const theme of ['light', 'dark']) {
     if (theme === 'dark') {
@@ -165,7 +175,12 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
         animations: 'disabled',
         mask: [
           lab.locator('.jp-GpuMonitor-labFree'),
-          lab.locator('.jp-GpuMonitor-labGpuIdle')
+          lab.locator('.jp-GpuMonitor-labGpuIdle'),
+          // Her notebook's name, a hash of the test's own folder.
+          lab.locator('.jp-GpuMonitor-labDigest'),
+          lab
+            .getByRole('table', { name: 'GPU-hours per notebook' })
+            .getByRole('rowheader')
         ]
       })
     ).toMatchSnapshot(`lab-tab-${theme}.png`);

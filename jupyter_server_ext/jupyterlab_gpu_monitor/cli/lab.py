@@ -9,12 +9,13 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
 from ..lab.service import LabService
 from ..metrics import ServerIdentity
 from ..translation import gettext, ngettext
 from .command import GpuMonitorCommand
+from .lab_report import format_ledger, ledger_csv, since_seconds
 from .terms import COMMAND, failure_text
 
 
@@ -74,11 +75,15 @@ def format_lab(view: dict[str, Any]) -> str:
 
 
 class LabApp(GpuMonitorCommand):
-    """``lab``: every machine of the lab."""
+    """``lab``: every machine of the lab; ``lab report``: each notebook's GPU-hours."""
 
     name = f"{COMMAND} lab"
 
     json_output = Bool(False, help="Print GET lab's JSON, its error included.").tag(config=True)
+    since = Unicode("7d", help="The report's period: hours, days or weeks, e.g. 12h, 7d, 2w.").tag(
+        config=True
+    )
+    csv_output = Bool(False, help="Print the report as CSV.").tag(config=True)
 
     def command_description(self) -> str:
         """What the command does, one paragraph in the language in force."""
@@ -88,7 +93,11 @@ class LabApp(GpuMonitorCommand):
             "machine, whether it reports, and its GPUs with their utilisation, memory and the "
             "notebooks that hold them, by user (yours marked). With --json, GET lab's JSON. Exit "
             "status: 0; 1 when the lab's Prometheus is not set or could not be read (what "
-            "happened and what to do on stderr); 2 for an invalid option or setting."
+            "happened and what to do on stderr); 2 for an invalid option or setting. "
+            "`lab report` prints instead each notebook's GPU-hours busy and idle-held over the "
+            "last --since (from the recording rules of prometheus/lab.yml, which the lab's "
+            "Prometheus must load), the most idle-held first, and a digest; --csv for a "
+            "spreadsheet, --json for GET lab/ledger's JSON."
         )
 
     def command_examples(self) -> Iterable[tuple[str, str]]:
@@ -96,37 +105,68 @@ class LabApp(GpuMonitorCommand):
             (f"{COMMAND} lab", gettext("every machine and its GPUs")),
             (f"{COMMAND} lab --json", gettext("GET lab's JSON, for scripts")),
             (
+                f"{COMMAND} lab report --since 7d",
+                gettext("each notebook's GPU-hours busy and idle-held this week"),
+            ),
+            (f"{COMMAND} lab report --since 30d --csv", gettext("the month, for a spreadsheet")),
+            (
                 f"{COMMAND} lab --lab-prometheus-url http://prometheus.lab:9090",
                 gettext("another Prometheus than the config files name"),
             ),
         )
 
     def command_aliases(self) -> dict[str, tuple[str, str]]:
-        """Where the lab's Prometheus is, and how long it may take."""
-        return self.setting_aliases(
-            "lab-prometheus-url", "lab-prometheus-bearer-token-file", "command-timeout"
-        )
+        """Where the lab's Prometheus is, how long it may take, and the report's period."""
+        return {
+            **self.setting_aliases(
+                "lab-prometheus-url", "lab-prometheus-bearer-token-file", "command-timeout"
+            ),
+            "since": (
+                self.own("since"),
+                gettext("The report's period: hours, days or weeks, e.g. 12h, 7d, 2w."),
+            ),
+        }
 
     def command_flags(self) -> dict[str, tuple[dict, str]]:
-        """``--json``."""
+        """``--json``, ``--csv``."""
         return {
             "json": (
                 {"LabApp": {"json_output": True}},
                 gettext("Print GET lab's JSON, its error included."),
-            )
+            ),
+            "csv": ({"LabApp": {"csv_output": True}}, gettext("Print the report as CSV.")),
         }
+
+    def check_arguments(self) -> None:
+        """Nothing, or ``report`` with a period the ledger has."""
+        report = self.extra_args[:1] == ["report"]
+        unexpected = self.extra_args[1:] if report else self.extra_args
+        if unexpected:
+            self.fail(gettext("unexpected argument {argument}").format(argument=unexpected[0]))
+        if self.extra_args and since_seconds(self.since) is None:
+            self.fail(
+                gettext(
+                    "--since must be whole hours, days or weeks (12h, 7d, 2w), from 1h to 31d, "
+                    "not {value}"
+                ).format(value=repr(self.since))
+            )
 
     def start(self) -> int:
         """0 when the lab was read, 1 when not."""
         settings = self.settings
         identity = ServerIdentity.of(settings.metrics_host, settings.metrics_user)
         lab = LabService(settings, identity)
-        view = asyncio.run(lab.view())
-        error = view["error"]
+        if self.extra_args:
+            answer = asyncio.run(lab.ledger(since_seconds(self.since) or 0))
+            shown = ledger_csv(answer) if self.csv_output else format_ledger(answer)
+        else:
+            answer = asyncio.run(lab.view())
+            shown = format_lab(answer)
+        error = answer["error"]
         if self.json_output:
-            print(json.dumps(view, indent=2))
+            print(json.dumps(answer, indent=2))
         elif error is None:
-            print(format_lab(view))
+            print(shown, end="" if self.csv_output else "\n")
         if error is not None:
             print(failure_text(error["kind"], error["message"], error["hint"]), file=sys.stderr)
             return 1
