@@ -14,6 +14,20 @@ everything, and its threads are joined when the interpreter exits, so one read t
 returns would starve the GPU reads and keep the server from stopping. These threads are daemon
 threads: neither the server's stop nor the interpreter's exit waits for them.
 
+The GPU reads come first: bulk work (a history's columns, span figures) calls ``give_way``
+between its pieces, and waits there while a read is under way. Pools keep a class of work from
+queueing behind another, but Python runs one thread at a time: a thread serializing megabytes
+of history takes the GIL back after each of the read's system calls, and a read made of
+hundreds of them took a second, so the GPU routes, which wait for a read not older than two
+intervals, waited with it.
+
+The same for the event loop: each of its system calls (an accept, a send) gives up the GIL, and
+a thread of Python work takes it back for the interpreter's switch interval, 5 ms by default.
+A GPU route makes tens of such calls, so while one thread serialized history it waited a
+quarter of a second. ``answer_promptly`` shortens the interval to 1 ms for the server's
+process (kernels are processes of their own): CPU-bound threads switch more often, for a cost
+of a few per cent of their speed, only while two of them want the GIL at once.
+
 A thread stuck in a read cannot be interrupted. ``run`` gives up waiting after its time bound;
 with a ``key`` (a path, a source), the key stays busy until that thread returns, and another call
 with the key fails at once instead of stacking a second stuck thread behind the first.
@@ -24,10 +38,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import queue
+import sys
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from concurrent.futures import Executor, Future, InvalidStateError
+from contextlib import contextmanager
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
@@ -187,6 +203,57 @@ FILES = Pool("files", 4)
 # with (and keep the event loop waiting longer for it).
 REQUESTS = Pool("requests", 1)
 POOLS = (GPU, MACHINE, FILES, REQUESTS)
+
+
+# The most a thread of Python work keeps the GIL from the event loop (see the module's text).
+SWITCH_INTERVAL_SECONDS = 0.001
+
+
+def answer_promptly() -> None:
+    """Shorten the server process's GIL switch interval to SWITCH_INTERVAL_SECONDS (never
+    lengthen one set shorter)."""
+    sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
+
+
+# How long bulk work gives way to one GPU read: a read takes tens of milliseconds of the GIL;
+# one that takes longer waits for a process or a file, and need not be waited for.
+GIVE_WAY_SECONDS = 0.25
+
+
+class ReadsFirst:
+    """The GPU reads under way, for the bulk work that gives way to them."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._started: list[float] = []
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """A GPU read (on the event loop, across its awaits): ``give_way`` waits while it
+        lasts, for at most GIVE_WAY_SECONDS from its start."""
+        started = time.monotonic()
+        with self._changed:
+            self._started.append(started)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._started.remove(started)
+                self._changed.notify_all()
+
+    def give_way(self) -> None:
+        """Wait while a read that began less than GIVE_WAY_SECONDS ago is under way; at once
+        otherwise."""
+        with self._changed:
+            while self._started:
+                left = min(self._started) + GIVE_WAY_SECONDS - time.monotonic()
+                if left <= 0:
+                    return
+                self._changed.wait(left)
+
+
+READS = ReadsFirst()
+give_way = READS.give_way
 
 
 async def run(

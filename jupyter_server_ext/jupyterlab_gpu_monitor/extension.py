@@ -42,6 +42,7 @@ class GpuMonitorExtension(ExtensionApp):
         """Register the REST handlers with a Sampler configured from ``c.GpuMonitor``; speak the
         language the frontend asks for (messages, findings, our settings schemas)."""
         use_server_locale()
+        blocking.answer_promptly()
         try:
             config = GpuMonitor(parent=self.serverapp)
         except TraitError as error:

@@ -498,13 +498,17 @@ def _machine_families(machine: MachineReading) -> Iterator[Metric]:
             yield family
 
 
-def render(collector: GpuCollector, accept: str | None) -> tuple[bytes, str]:
-    """The exposition of the latest read and its content type: OpenMetrics when the scraper
+def exposition_format(accept: str | None) -> tuple[Callable[[CollectorRegistry], bytes], str]:
+    """The encoder and content type a scraper's Accept header asks for: OpenMetrics when it
     asks for it (Prometheus does), else the text format 0.0.4."""
+    return choose_encoder(accept or "")
+
+
+def render(collector: GpuCollector, encoder: Callable[[CollectorRegistry], bytes]) -> bytes:
+    """The exposition of the latest read, by ``encoder`` (see ``exposition_format``)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)
-    encoder, content_type = choose_encoder(accept or "")
-    return encoder(registry), content_type
+    return encoder(registry)
 
 
 def peer_address(request: Any) -> str | None:

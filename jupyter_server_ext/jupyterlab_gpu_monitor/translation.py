@@ -22,7 +22,6 @@ import gettext as _gettext
 import sys
 from collections.abc import Iterable
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
 from unicodedata import east_asian_width
@@ -122,6 +121,10 @@ def _package_bundle_class() -> type:
             """Switch to ``locale_``: ours when JupyterLab has a language pack for it, so that
             the server and the frontend speak one language; English otherwise."""
             self._locale = locale_
+            # Imported here: importlib.metadata costs ~50 ms at import, and everything that
+            # speaks (the CLI, every nvidia-smi read's parser) imports this module.
+            from importlib.metadata import entry_points
+
             packs = {entry.name for entry in entry_points(group="jupyterlab.languagepack")}
             languages = [locale_] if locale_ in packs else []
             self._translator = _gettext.translation(

@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -99,12 +100,17 @@ class Answer:
 
 def ask(server: JupyterServer, path: str, method: str = "GET", body: bytes | None = None) -> Answer:
     """One request on a connection of its own, as another browser sends it."""
+    return ask_at(server.port, server.token, path, method, body)
+
+
+def ask_at(
+    port: int, token: str, path: str, method: str = "GET", body: bytes | None = None
+) -> Answer:
+    """``ask`` the server on ``port`` with ``token``."""
     started = time.perf_counter()
-    connection = http.client.HTTPConnection(
-        "127.0.0.1", server.port, timeout=CLIENT_TIMEOUT_SECONDS
-    )
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=CLIENT_TIMEOUT_SECONDS)
     try:
-        headers = {"Authorization": f"token {server.token}"}
+        headers = {"Authorization": f"token {token}"}
         connection.request(method, f"/{path}", body=body, headers=headers)
         response = connection.getresponse()
         return Answer(response.status, response.read(), time.perf_counter() - started)
@@ -156,9 +162,11 @@ def largest_spans(count: int) -> list[tuple[str, str, bytes | None]]:
 
 @dataclass
 class RouteWatch:
-    """The GPU routes asked in turn, over and over, from a thread and a connection of its
-    own: how long the server keeps them waiting, seen from outside. A route that does not
-    answer within the client's patience counts that patience."""
+    """The GPU routes asked in turn, over and over, on a connection of its own from a process
+    of its own: how long the server keeps them waiting, seen from outside as another browser
+    sees it. (From a thread of the process that sends the load, the watchdog waited for that
+    process's GIL behind the load's hundred client threads, and timed them, not the server.)
+    A route that does not answer within the client's patience counts that patience."""
 
     server: JupyterServer
     routes: Sequence[str] = GPU_ROUTES
@@ -167,30 +175,46 @@ class RouteWatch:
 
     def __post_init__(self) -> None:
         self.latencies = {route: [] for route in self.routes}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._ask, daemon=True)
 
     def __enter__(self) -> RouteWatch:
-        self._thread.start()
+        self._watch = subprocess.Popen(
+            [sys.executable, "-m", "tests.loaded_server", str(self.server.port), *self.routes],
+            cwd=REPO / "jupyter_server_ext",
+            env={**os.environ, "WATCHED_SERVER_TOKEN": self.server.token},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        # Asking starts once the watchdog says so: its start-up is not the load's time.
+        assert self._watch.stdout.readline() == "watching\n"
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(CLIENT_TIMEOUT_SECONDS + 5)
-
-    def _ask(self) -> None:
-        while not self._stop.is_set():
-            for route in self.routes:
-                answer = ask(self.server, route)
-                self.latencies[route].append(answer.seconds)
-                if answer.code != 200:
-                    self.failures.append(f"{route}: {answer.code or 'no answer'}")
-                time.sleep(0.01)
+        # Closing its stdin stops it after the round under way.
+        output, _ = self._watch.communicate(timeout=CLIENT_TIMEOUT_SECONDS * len(self.routes))
+        for line in output.splitlines():
+            route, code, seconds = json.loads(line)
+            self.latencies[route].append(seconds)
+            if code != 200:
+                self.failures.append(f"{route}: {code or 'no answer'}")
 
     def p99(self, route: str) -> float:
         """The 99th percentile of the route's latencies (the slowest when there are few)."""
         ordered = sorted(self.latencies[route])
         return ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] if ordered else float("inf")
+
+
+def watch_routes(port: int, token: str, routes: Sequence[str]) -> None:
+    """RouteWatch's process: each route in turn until its stdin closes, a JSON line
+    ``[route, status, seconds]`` for each answer."""
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    print("watching", flush=True)
+    while not stop.is_set():
+        for route in routes:
+            answer = ask_at(port, token, route)
+            print(json.dumps([route, answer.code, answer.seconds]), flush=True)
+            time.sleep(0.01)
 
 
 def quiet_baseline(server: JupyterServer, seconds: float) -> RouteWatch:
@@ -212,3 +236,7 @@ def stop_seconds(server: JupyterServer, patience_seconds: float = 10.0) -> float
         server.process.wait()
         return float("inf")
     return time.monotonic() - started
+
+
+if __name__ == "__main__":
+    watch_routes(int(sys.argv[1]), os.environ["WATCHED_SERVER_TOKEN"], sys.argv[2:])

@@ -173,6 +173,23 @@ def test_a_gpu_that_appears_later_has_nulls_before_it():
     assert served["gpus"][1]["utilization_gpu"] == [None, 1]
 
 
+def test_a_gpu_lost_and_back_keeps_its_column_with_nulls_while_it_was_gone():
+    # Runs of one layout are transposed at once: the columns must still line up by time.
+    history = History(history_seconds=60, interval_seconds=1)
+    layouts = [3, 3, 1, 0, 1, 3]  # GPUs 1 and 2 fall off the bus, then every GPU, then back
+    for second, gpus in enumerate(layouts):
+        history.append(_snapshot(float(second), gpus=gpus))
+    served = history.since(None)
+    assert [gpu["utilization_gpu"] for gpu in served["gpus"]] == [
+        [0, 0, 0, None, 0, 0],
+        [1, 1, None, None, None, 1],
+        [2, 2, None, None, None, 2],
+    ]
+    assert served["timestamps"] == [float(n) for n in range(6)]
+    assert [gpu["uuid"] for gpu in history.since(2.0)["gpus"]] == ["GPU-0", "GPU-1", "GPU-2"]
+    assert history.since(2.0)["gpus"][1]["utilization_gpu"] == [None, None, 1]
+
+
 def test_failed_reads_are_not_kept_as_points():
     history = History(history_seconds=60, interval_seconds=1)
     failed = Snapshot(source=None, timestamp=5.0)

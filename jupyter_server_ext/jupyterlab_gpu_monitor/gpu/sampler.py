@@ -87,9 +87,10 @@ class Sampler:
             self._latest_json = json.dumps(snapshot.to_json())
         return self._latest_json
 
-    async def history_json(self, since: float | None) -> str:
+    async def history_json(self, since: float | None) -> bytes:
         """The history after ``since`` (all of it when None), in the columnar form of
-        ``History.since``, as the API sends it. Built from a copy on the REQUESTS thread (see
+        ``History.since``, as the API sends it (UTF-8: encoding megabytes is no work for the
+        event loop either). Built from a copy on the REQUESTS thread (see
         blocking.py): a panel opening on an hour of 8 GPUs asks for all of it, 57,600 values,
         2 MB of JSON, and thirty panels opening at once wait in their own queue, not in the GPU
         reads' (blocking.TimedOut when they waited too long). The whole history is built once
@@ -116,7 +117,7 @@ class Sampler:
                     pass
         self.source.close()
 
-    async def _history_text(self, since: float | None) -> str:
+    async def _history_text(self, since: float | None) -> bytes:
         return await blocking.run(
             blocking.REQUESTS,
             _history_text,
@@ -181,7 +182,8 @@ class Sampler:
         """Read the GPUs and keep the read as the latest and in the history, with how far apart
         reads are being made (the interval when None: the timer's)."""
         async with self._reading:
-            snapshot = await self._read()
+            with blocking.READS.reading():
+                snapshot = await self._read()
             self.latest = snapshot
             self._latest_json = None
             self._whole_history = None
@@ -246,15 +248,17 @@ class Sampler:
         return snapshot
 
 
-def _history_text(history: History, since: float | None) -> str:
-    return json_in_pieces(history.since(since))
+def _history_text(history: History, since: float | None) -> bytes:
+    return json_in_pieces(history.since(since)).encode()
 
 
 def json_in_pieces(value: Any) -> str:
     """``json.dumps(value)``, the same text, made a column at a time. json's C encoder holds
     the GIL for the whole of one call: one call over an hour of 8 GPUs (2 MB) keeps the event
     loop, and the GPU reads' threads, waiting tens of milliseconds at a time, at each of thirty
-    panels opening; between columns (a fraction of a millisecond each) they get their turn."""
+    panels opening; between columns (a fraction of a millisecond each) they get their turn, and
+    a GPU read under way is let finish (blocking.give_way)."""
+    blocking.give_way()
     if isinstance(value, dict) and all(isinstance(key, str) for key in value):
         fields = (f"{json.dumps(key)}: {json_in_pieces(item)}" for key, item in value.items())
         return "{" + ", ".join(fields) + "}"

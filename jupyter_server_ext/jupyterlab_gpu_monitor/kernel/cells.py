@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import blocking
 from ..gpu.history import History
 from .join import KernelGpuUsage
 from .usage import KernelUse
@@ -285,7 +286,11 @@ def attribute(
     limit = SPAN_READS_PER_HISTORY * gpu_history.capacity + len(spans)
     if reads > limit:
         raise SpansTooCostly(reads, limit)
-    return [_figures(kernel_id, span, gpu_history, kernel_history) for span in spans]
+    figures = []
+    for span in spans:
+        blocking.give_way()
+        figures.append(_figures(kernel_id, span, gpu_history, kernel_history))
+    return figures
 
 
 def _figures(
