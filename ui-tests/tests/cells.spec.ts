@@ -196,6 +196,8 @@ test.describe('which cell used the GPU', () => {
     baseURL,
     tmpPath
   }) => {
+    // Six reloads of JupyterLab, each watched for 3 s: twice the usual time.
+    test.setTimeout(120_000);
     const name = 'reload-fit.ipynb';
     const notebookPath = await openNotebookWith(
       page,

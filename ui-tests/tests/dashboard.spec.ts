@@ -208,7 +208,7 @@ test.describe('GPU dashboard', () => {
   });
 });
 
-test("opening /lab fetches at most 34 KiB of the extension's JS, gzipped: not the panels' content, the dashboard, uPlot or what follows notebooks", async ({
+test("opening /lab fetches at most 34.1 KiB of the extension's JS, gzipped: not the panels' content, the dashboard, uPlot or what follows notebooks", async ({
   page
 }) => {
   const fetched: { url: string; body: Promise<Buffer> }[] = [];
@@ -250,14 +250,14 @@ test("opening /lab fetches at most 34 KiB of the extension's JS, gzipped: not th
   console.log(
     `JS fetched when /lab opens: ${(gzipped / 1024).toFixed(1)} KiB gzipped (${names.length} files: ${names.join(', ')})`
   );
-  // The budget, a fifth of jupyterlab-nvdashboard's 170.7 KiB, is the
-  // production build's (make dist, CI); a development build (jlpm build) is
-  // neither minified nor without source maps.
+  // The budget, a fifth of jupyterlab-nvdashboard's 170.7 KiB (issue 28's
+  // goal), is the production build's (make dist, CI); a development build
+  // (jlpm build) is neither minified nor without source maps.
   const development = fs
     .readdirSync(LABEXTENSION_STATIC)
     .some(name => name.endsWith('.map'));
   if (!development) {
-    expect(gzipped).toBeLessThanOrEqual(34 * 1024);
+    expect(gzipped).toBeLessThanOrEqual(34.1 * 1024);
   }
 });
 
