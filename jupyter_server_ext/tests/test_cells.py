@@ -4,13 +4,20 @@ its utilisation and the kernel's processes changing from read to read."""
 from __future__ import annotations
 
 import copy
+import math
 import random
 
 import pytest
 from jupyterlab_gpu_monitor.gpu.history import History
 from jupyterlab_gpu_monitor.gpu.model import GpuProcess
 from jupyterlab_gpu_monitor.gpu.smi_xml import parse_xml
-from jupyterlab_gpu_monitor.kernel.cells import KernelHistory, Span, SpansTooCostly, attribute
+from jupyterlab_gpu_monitor.kernel.cells import (
+    KernelHistory,
+    KernelReads,
+    Span,
+    SpansTooCostly,
+    attribute,
+)
 from jupyterlab_gpu_monitor.kernel.join import KernelGpuUsage, kernel_usage
 from jupyterlab_gpu_monitor.kernel.listing import RunningKernel
 from jupyterlab_gpu_monitor.kernel.usage import KernelUse
@@ -101,6 +108,18 @@ def test_a_cell_that_started_while_the_server_was_not_reading_starts_from_its_fi
     history, memory = record([reading for reading in TRAINING if reading[0] >= 20])
     (run,) = spans_of(history, memory, (12, 30))
     assert [(g["start_memory_mib"], g["peak_memory_mib"]) for g in run["gpus"]] == [(4000, 5000)]
+
+
+def test_reads_the_kernels_history_lacks_count_as_nothing_held():
+    # The GPU history has reads from before the server recorded this kernel (seeded from
+    # Prometheus on start, say): the cell's figures line the two up by time.
+    history, _ = record(TRAINING)
+    _, memory = record([reading for reading in TRAINING if reading[0] >= 20])
+    (run,) = spans_of(history, memory, (15, 25))
+    assert run["samples"] == 11 and run["peak_memory_mib"] == 2000 + 100 * 25
+    # Nothing recorded at the read before it, nor at its first: it held nothing as it started.
+    assert [(g["start_memory_mib"], g["peak_memory_mib"]) for g in run["gpus"]] == [(0, 4500)]
+    assert run["gpus"][0]["mean_utilization"] == 90
 
 
 def test_a_cell_that_idled_the_gpu_has_a_low_mean():
@@ -230,6 +249,19 @@ class PlainKernelHistory:
         return any(kernel in seen for *_, seen in self.reads)
 
 
+def held(reads: KernelReads) -> dict[float, dict[int, float]]:
+    """The kernel's holdings at the reads, as the plain record says them: {time: {GPU: MiB}},
+    GPUs it held nothing on left out."""
+    return {
+        timestamp: {gpu: mib[n] for gpu, mib in reads.memory.items() if mib[n]}
+        for n, timestamp in enumerate(reads.times)
+    }
+
+
+def measured(reads: KernelReads) -> list[float]:
+    return [cpu for cpu in reads.cpu if not math.isnan(cpu)]
+
+
 def test_the_kept_changes_answer_as_every_read_kept_whole():
     # Kernels that start, hold memory on one GPU then two, sit idle, lose their CPU figure for
     # a read and shut down while holding memory, over three times the history: the history
@@ -239,7 +271,7 @@ def test_the_kept_changes_answer_as_every_read_kept_whole():
     kept = KernelHistory(history_seconds=60, interval_seconds=1.0)
     plain = PlainKernelHistory(history_seconds=60)
     alive = {kernel: True for kernel in kernels}
-    held = {kernel: {} for kernel in kernels}
+    holding = {kernel: {} for kernel in kernels}
     for second in range(200):
         t = T0 + second + rng.random() * 0.2
         usage, use = [], {}
@@ -249,10 +281,10 @@ def test_the_kept_changes_answer_as_every_read_kept_whole():
             if not alive[kernel]:
                 continue
             if rng.random() < 0.1:
-                held[kernel] = {
+                holding[kernel] = {
                     gpu: rng.choice([0.0, 512.0, 20480.0]) for gpu in rng.sample([0, 1], 2)[:2]
                 }
-            for gpu, mib in held[kernel].items():
+            for gpu, mib in holding[kernel].items():
                 usage.append(KernelGpuUsage(kernel, None, gpu, None, None, mib, None))
             cpu = None if rng.random() < 0.05 else rng.choice([0.0, 0.0, 1.0, 97.5])
             use[kernel] = KernelUse(cpu, 900, 1)
@@ -262,12 +294,15 @@ def test_the_kept_changes_answer_as_every_read_kept_whole():
             continue
         low, high = sorted(T0 + rng.uniform(second - 90, second + 2) for _ in range(2))
         for kernel in [*kernels, "never-seen"]:
-            assert kept.held_between(kernel, low, high) == plain.held_between(kernel, low, high)
+            reads = kept.reads_between(kernel, low, high)
+            assert held(reads) == plain.held_between(kernel, low, high)
+            assert measured(reads) == plain.cpu_between(kernel, low, high)
             assert kept.cpu_between(kernel, low, high) == plain.cpu_between(kernel, low, high)
-            assert kept.held_before(kernel, high, 2.0) == plain.held_before(kernel, high, 2.0)
+            last = kept.reads_between(kernel, high - 2.0, high)
+            assert last.held_before(high, 2.0) == plain.held_before(kernel, high, 2.0)
             assert kept.knows(kernel) == plain.knows(kernel)
-            twin = kept.copy(kernel)
-            assert twin.held_between(kernel, low, high) == plain.held_between(kernel, low, high)
+            twin = kept.copy(kernel).reads_between(kernel, low, high)
+            assert held(twin) == plain.held_between(kernel, low, high)
         assert len(kept) == len(plain.reads)
 
 
@@ -275,13 +310,13 @@ def test_a_kernel_shut_down_while_holding_memory_holds_nothing_after_and_is_forg
     _, memory = record(
         [(s, {"util": [90, 0], "procs": [(0, KERNEL, 8000)] if s < 5 else []}) for s in range(70)]
     )
-    assert memory.held_before(KERNEL, T0 + 4, 2) == {0: 8000}
-    assert memory.held_before(KERNEL, T0 + 6, 2) == {}
+    assert memory.reads_between(KERNEL, T0 + 2, T0 + 4).held_before(T0 + 4, 2) == {0: 8000}
+    assert memory.reads_between(KERNEL, T0 + 4, T0 + 6).held_before(T0 + 6, 2) == {}
     # An hour's history still knows it; one of a minute has let its reads go.
     assert memory.knows(KERNEL)
     short = KernelHistory(history_seconds=60, interval_seconds=1.0)
     for second in range(200):
-        usage = memory.held_between(KERNEL, T0 + second, T0 + second)
+        usage = held(memory.reads_between(KERNEL, T0 + second, T0 + second))
         short.append(
             T0 + second,
             [
@@ -292,4 +327,4 @@ def test_a_kernel_shut_down_while_holding_memory_holds_nothing_after_and_is_forg
             {},
         )
     assert not short.knows(KERNEL)
-    assert short.held_between(KERNEL, T0, T0 + 200) == {T0 + s: {} for s in range(140, 200)}
+    assert held(short.reads_between(KERNEL, T0, T0 + 200)) == {T0 + s: {} for s in range(140, 200)}

@@ -130,10 +130,10 @@ async def test_history_serves_only_points_after_since(fake_smi):
     assert len(everything["timestamps"]) >= 3
     cut = everything["timestamps"][1]
     delta = json.loads(await sampler.history_json(cut))
-    assert (
-        delta["timestamps"]
-        == [t for t in everything["timestamps"] if t > cut][: len(delta["timestamps"])]
-    )
+    # The points after the cut, and any read made since the first ask.
+    later = [t for t in everything["timestamps"] if t > cut]
+    assert delta["timestamps"][: len(later)] == later
+    assert all(t > cut for t in delta["timestamps"])
     (gpu,) = delta["gpus"]
     assert len(gpu["utilization_gpu"]) == len(delta["timestamps"])
     assert set(gpu["utilization_gpu"]) == {100}  # the capture's reading
@@ -188,6 +188,25 @@ def test_a_gpu_lost_and_back_keeps_its_column_with_nulls_while_it_was_gone():
     assert served["timestamps"] == [float(n) for n in range(6)]
     assert [gpu["uuid"] for gpu in history.since(2.0)["gpus"]] == ["GPU-0", "GPU-1", "GPU-2"]
     assert history.since(2.0)["gpus"][1]["utilization_gpu"] == [None, None, 1]
+
+
+def test_a_span_of_reads_a_gpu_was_lost_in_has_its_utilisation_with_nulls_there():
+    # What a cell's figures and the inspector's recent utilisation read: lined up by time too.
+    history = History(history_seconds=60, interval_seconds=1)
+    for second, gpus in enumerate([3, 3, 1, 0, 1, 3]):
+        history.append(_snapshot(float(second), gpus=gpus))
+    times, gpus = history.utilization_between(1.0, 5.0)
+    assert times == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert {index: series for index, (_, series) in gpus.items()} == {
+        0: [0, 0, None, 0, 0],
+        1: [1, None, None, None, 1],
+        2: [2, None, None, None, 2],
+    }
+    # Only the GPUs some read of the span saw; none of a span without reads.
+    assert {
+        index: series for index, (_, series) in history.utilization_between(2, 3)[1].items()
+    } == {0: [0, None]}
+    assert history.utilization_between(6.5, 9.0) == ([], {})
 
 
 def test_failed_reads_are_not_kept_as_points():

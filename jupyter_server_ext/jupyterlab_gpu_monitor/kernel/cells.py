@@ -8,12 +8,13 @@ resolution.
 
 from __future__ import annotations
 
+import itertools
 import math
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import blocking
 from ..gpu.history import History
@@ -56,15 +57,18 @@ class _Runs:
         return self.values[position] if position >= 0 else default
 
     def over(self, first: int, count: int, default: float) -> list[float]:
-        """The values at ``count`` reads from ``first``: one search, then a walk."""
-        run = bisect_right(self.starts, first) - 1
-        value = self.values[run] if run >= 0 else default
-        values = []
-        for read in range(first, first + count):
-            while run + 1 < len(self.starts) and self.starts[run + 1] <= read:
-                run += 1
+        """The values at ``count`` reads from ``first``: one search, then a run at a time."""
+        run = bisect_right(self.starts, first)  # the first run that starts after ``first``
+        value = self.values[run - 1] if run else default
+        values: list[float] = []
+        read, end = first, first + count
+        while read < end:
+            change = min(self.starts[run], end) if run < len(self.starts) else end
+            values += itertools.repeat(value, change - read)
+            read = change
+            if run < len(self.starts):
                 value = self.values[run]
-            values.append(value)
+                run += 1
         return values
 
     def forget_before(self, read: int) -> None:
@@ -98,10 +102,6 @@ class _Kernel:
         return not math.isnan(self.cpu.last(_UNMEASURED)) or any(
             runs.last(0.0) for runs in self.memory.values()
         )
-
-    def held_at(self, read: int) -> dict[int, float]:
-        held = {gpu: runs.at(read, 0.0) for gpu, runs in self.memory.items()}
-        return {gpu: mib for gpu, mib in held.items() if mib}
 
 
 class KernelHistory:
@@ -205,18 +205,16 @@ class KernelHistory:
         low = bisect_left(self._times, start, self._head)
         return range(low, bisect_right(self._times, end, low))
 
-    def held_between(
-        self, kernel_id: str, start: float, end: float
-    ) -> dict[float, dict[int, float]]:
-        """Read time -> {GPU index: MiB} the kernel held, for the reads from start to end."""
+    def reads_between(self, kernel_id: str, start: float, end: float) -> KernelReads:
+        """The kernel's figures at the reads from start to end."""
         reads = self._reads(start, end)
         kernel = self._kernels.get(kernel_id, _Kernel())
         first = self._first_read + reads.start
-        columns = [(gpu, runs.over(first, len(reads), 0.0)) for gpu, runs in kernel.memory.items()]
-        return {
-            self._times[position]: {gpu: column[n] for gpu, column in columns if column[n]}
-            for n, position in enumerate(reads)
-        }
+        return KernelReads(
+            self._times[reads.start : reads.stop].tolist(),
+            kernel.cpu.over(first, len(reads), _UNMEASURED),
+            {gpu: runs.over(first, len(reads), 0.0) for gpu, runs in kernel.memory.items()},
+        )
 
     def cpu_between(self, kernel_id: str, start: float, end: float) -> list[float]:
         """The kernel's CPU (percent of one core) at each read from start to end that
@@ -226,17 +224,29 @@ class KernelHistory:
             return []
         reads = self._reads(start, end)
         values = kernel.cpu.over(self._first_read + reads.start, len(reads), _UNMEASURED)
-        return [value for value in values if not math.isnan(value)]
+        return _measured(values)
 
-    def held_before(
-        self, kernel_id: str, timestamp: float, within: float
-    ) -> dict[int, float] | None:
+
+class KernelReads(NamedTuple):
+    """A kernel's figures at a run of reads."""
+
+    times: list[float]
+    # Percent of one core; NaN at a read that did not measure it.
+    cpu: list[float]
+    # Per GPU the kernel held memory on while the reads were kept, the MiB at each (0: none).
+    memory: dict[int, list[float]]
+
+    def held_before(self, timestamp: float, within: float) -> dict[int, float] | None:
         """{GPU index: MiB} the kernel held at the last read at or before ``timestamp``; None
         when no read was made in the ``within`` seconds before it (nobody watched)."""
-        position = bisect_right(self._times, timestamp, self._head) - 1
-        if position < self._head or self._times[position] < timestamp - within:
+        position = bisect_right(self.times, timestamp) - 1
+        if position < 0 or self.times[position] < timestamp - within:
             return None
-        return self._kernels.get(kernel_id, _Kernel()).held_at(self._first_read + position)
+        return {gpu: mib[position] for gpu, mib in self.memory.items() if mib[position]}
+
+
+def _measured(cpu: list[float]) -> list[float]:
+    return [value for value in cpu if not math.isnan(value)]
 
 
 # How many times over the reads of the history one request's spans may cover. A kernel runs
@@ -277,74 +287,118 @@ def attribute(
     """Each span's peak GPU memory of the kernel, and the utilisation of the GPUs it held.
 
     A span shorter than two read intervals, or one the history does not cover, says so instead
-    of inventing numbers. Each span costs the reads inside it, not the whole history, and all of
-    them together at most ``SPAN_READS_PER_HISTORY`` times the history (else SpansTooCostly,
-    found before any other work). Reads the histories while nothing changes them: a worker
-    thread gets copies.
+    of inventing numbers. The reads from the first span's start to the last one's end are read
+    once (at most the whole history); each span then costs two searches and the reads inside
+    it, and all of them together at most ``SPAN_READS_PER_HISTORY`` times the history (else
+    SpansTooCostly, found before any span's figures). Reads the histories while nothing changes
+    them: a worker thread gets copies.
     """
-    reads = sum(gpu_history.reads_between(span.start, span.end) for span in spans)
+    if not spans:
+        return []
+    reads = _Reads(kernel_id, spans, gpu_history, kernel_history)
+    covered = sum(len(reads.within(span)) for span in spans)
     limit = SPAN_READS_PER_HISTORY * gpu_history.capacity + len(spans)
-    if reads > limit:
-        raise SpansTooCostly(reads, limit)
+    if covered > limit:
+        raise SpansTooCostly(covered, limit)
     figures = []
     for span in spans:
         blocking.give_way()
-        figures.append(_figures(kernel_id, span, gpu_history, kernel_history))
+        figures.append(reads.figures(span))
     return figures
 
 
-def _figures(
-    kernel_id: str, span: Span, gpu_history: History, kernel_history: KernelHistory
-) -> dict[str, Any]:
-    interval = gpu_history.interval_seconds
-    times, utilization = gpu_history.utilization_between(span.start, span.end)
-    # Reads more than two intervals apart: nobody watched, the server did not read.
-    edges = [span.start, *times, span.end]
-    result: dict[str, Any] = {
-        "start": span.start,
-        "end": span.end,
-        "duration_seconds": span.end - span.start,
-        "samples": len(times),
-        "too_short": span.end - span.start < 2 * interval,
-        "gap": any(later - earlier > 2 * interval for earlier, later in zip(edges, edges[1:])),
-        "peak_memory_mib": None,
-        "mean_utilization": None,
-        "peak_utilization": None,
-        "mean_cpu_percent": None,
-        "gpus": [],
-    }
-    if result["too_short"] or not times:
+class _Reads:
+    """The figures of one request's reads, read once: the GPU history's times and each GPU's
+    utilisation, and what the kernel held on each GPU at those times. A span is a slice of
+    them: 2000 spans of 8 reads of 8 GPUs cost what their 128,000 values do, not 2000 walks
+    of the histories (tests/test_starvation.py)."""
+
+    def __init__(
+        self,
+        kernel_id: str,
+        spans: list[Span],
+        gpu_history: History,
+        kernel_history: KernelHistory,
+    ):
+        self.interval = gpu_history.interval_seconds
+        start = min(span.start for span in spans)
+        end = max(span.end for span in spans)
+        self.times, self.utilization = gpu_history.utilization_between(start, end)
+        # From two intervals earlier: what the kernel held as the first span started.
+        self.kernel = kernel_history.reads_between(kernel_id, start - 2 * self.interval, end)
+        self.memory = _at_times(self.times, self.kernel.times, self.kernel.memory)
+
+    def within(self, span: Span) -> range:
+        """The positions in ``times`` of the reads from the span's start to its end."""
+        low = bisect_left(self.times, span.start)
+        return range(low, max(low, bisect_right(self.times, span.end)))
+
+    def figures(self, span: Span) -> dict[str, Any]:
+        interval = self.interval
+        reads = self.within(span)
+        times = self.times[reads.start : reads.stop]
+        # Reads more than two intervals apart: nobody watched, the server did not read.
+        edges = [span.start, *times, span.end]
+        result: dict[str, Any] = {
+            "start": span.start,
+            "end": span.end,
+            "duration_seconds": span.end - span.start,
+            "samples": len(times),
+            "too_short": span.end - span.start < 2 * interval,
+            "gap": any(later - earlier > 2 * interval for earlier, later in zip(edges, edges[1:])),
+            "peak_memory_mib": None,
+            "mean_utilization": None,
+            "peak_utilization": None,
+            "mean_cpu_percent": None,
+            "gpus": [],
+        }
+        if result["too_short"] or not times:
+            return result
+        # Each read's CPU figure covers the interval before it: the reads in the span cover it.
+        cpu = self.kernel.cpu[
+            bisect_left(self.kernel.times, span.start) : bisect_right(self.kernel.times, span.end)
+        ]
+        result["mean_cpu_percent"] = _mean(_measured(cpu))
+        held = {gpu: column[reads.start : reads.stop] for gpu, column in self.memory.items()}
+        # The GPUs the kernel held memory on during the span, and its total at each read.
+        gpus = sorted(gpu for gpu, column in held.items() if max(column) > 0)
+        if not gpus:
+            return result
+        result["peak_memory_mib"] = max(map(sum, zip(*held.values())))
+        # What the kernel held as the cell started: the read just before it, else its first
+        # read (the server was not reading then). The peak less this is what the cell added: a
+        # cell after the model was loaded adds nothing, though its peak is the model's.
+        at_start = self.kernel.held_before(span.start, 2 * interval)
+        if at_start is None:
+            at_start = {gpu: column[0] for gpu, column in held.items() if column[0]}
+        everything = []
+        for gpu in gpus:
+            name, series = self.utilization.get(gpu, (None, []))
+            values = [value for value in series[reads.start : reads.stop] if value is not None]
+            everything += values
+            result["gpus"].append(
+                {
+                    "index": gpu,
+                    "name": name,
+                    "peak_memory_mib": max(held[gpu]),
+                    "start_memory_mib": at_start.get(gpu, 0),
+                    "mean_utilization": _mean(values),
+                    "peak_utilization": max(values, default=None),
+                }
+            )
+        result["mean_utilization"] = _mean(everything)
+        result["peak_utilization"] = max(everything, default=None)
         return result
-    # Each read's CPU figure covers the interval before it: the reads in the span cover it.
-    result["mean_cpu_percent"] = _mean(kernel_history.cpu_between(kernel_id, span.start, span.end))
-    held = kernel_history.held_between(kernel_id, span.start, span.end)
-    per_read = [held.get(timestamp, {}) for timestamp in times]
-    # The GPUs the kernel held memory on during the span, and its total at each read.
-    gpus = sorted({gpu for reading in per_read for gpu, mib in reading.items() if mib > 0})
-    if not gpus:
-        return result
-    result["peak_memory_mib"] = max(sum(reading.values()) for reading in per_read)
-    # What the kernel held as the cell started: the read just before it, else its first read
-    # (the server was not reading then). The peak less this is what the cell added: a cell
-    # after the model was loaded adds nothing, though its peak is the model's.
-    at_start = kernel_history.held_before(kernel_id, span.start, 2 * interval)
-    if at_start is None:
-        at_start = per_read[0]
-    everything = []
-    for gpu in gpus:
-        name, series = utilization.get(gpu, (None, []))
-        values = [value for value in series if value is not None]
-        everything += values
-        result["gpus"].append(
-            {
-                "index": gpu,
-                "name": name,
-                "peak_memory_mib": max(reading.get(gpu, 0) for reading in per_read),
-                "start_memory_mib": at_start.get(gpu, 0),
-                "mean_utilization": _mean(values),
-                "peak_utilization": max(values, default=None),
-            }
-        )
-    result["mean_utilization"] = _mean(everything)
-    result["peak_utilization"] = max(everything, default=None)
-    return result
+
+
+def _at_times(
+    times: list[float], kernel_times: list[float], memory: dict[int, list[float]]
+) -> dict[int, list[float]]:
+    """The kernel's memory columns at the GPU history's reads: its figure at the read of the
+    same time, 0 where it has none (both histories are written at every read, so their times
+    are the same ones but where one of them was seeded or has aged differently)."""
+    if kernel_times == times:
+        return memory
+    position = {timestamp: n for n, timestamp in enumerate(kernel_times)}
+    at = [position.get(timestamp) for timestamp in times]
+    return {gpu: [0.0 if n is None else column[n] for n in at] for gpu, column in memory.items()}
