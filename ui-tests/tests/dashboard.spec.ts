@@ -1,4 +1,4 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as path from 'path';
 import { gzipSync } from 'zlib';
@@ -6,6 +6,7 @@ import { gzipSync } from 'zlib';
 import { replaceGpus, V100S_X8 } from './fakeGpu';
 import { closeMainTab, PANEL } from './gpuMonitor';
 import { cutOffTexts, lowContrastTexts } from './layout';
+import { test } from './fixtures';
 
 /**
  * The dashboard's name: its tab's label and its region's.

@@ -1,6 +1,7 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import { cutOffTexts, lowContrastTexts } from './layout';
+import { test } from './fixtures';
 
 /**
  * The extension's dialogs, each opened by its command: what it asks or

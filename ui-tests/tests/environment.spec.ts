@@ -1,4 +1,4 @@
-import { expect, test } from '@jupyterlab/galata';
+import { expect } from '@jupyterlab/galata';
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -13,6 +13,7 @@ import {
   openProbed,
   TORCH_CPU_KERNEL
 } from './testKernels';
+import { test } from './fixtures';
 
 /**
  * What the server's diagnosis fixes a CPU-only torch with, next to the

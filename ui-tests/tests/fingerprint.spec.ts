@@ -1,4 +1,4 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { join } from 'path';
 
 import {
@@ -7,6 +7,7 @@ import {
   installNumpyInDriftEnv,
   openProbed
 } from './testKernels';
+import { test } from './fixtures';
 
 test.describe('Environment fingerprint', () => {
   test('record a fingerprint, change a package, reopen: the drift shows', async ({

@@ -1,12 +1,9 @@
-import {
-  expect,
-  IJupyterLabPageFixture,
-  test as galataTest
-} from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator, Page } from '@playwright/test';
 import * as path from 'path';
 
 import { resetFakeGpu, setFakeGpu, SMI_FIXTURES } from './fakeGpu';
+import { test as baseTest } from './fixtures';
 
 /**
  * The GPU Monitor side panel's name: its tab's tooltip and its region's label.
@@ -34,14 +31,13 @@ export const T4_XML = path.join(
 export const T4_PID = '5762';
 
 /**
- * Galata's `test`, for tests of the kernels on the GPUs: the extension's
- * kernel endpoints reach the server, and after each test the fake
- * nvidia-smi replays again the capture the server started with.
+ * The tests' `test` (./fixtures), for tests of the kernels on the GPUs: after
+ * each test the fake nvidia-smi replays again the capture the server started
+ * with.
  */
-export const test = galataTest.extend<{ gpuKernels: void }>({
+export const test = baseTest.extend<{ gpuKernels: void }>({
   gpuKernels: [
-    async ({ page }, use) => {
-      await passKernelRequests(page);
+    async ({}, use) => {
       try {
         await use();
       } finally {
@@ -51,16 +47,6 @@ export const test = galataTest.extend<{ gpuKernels: void }>({
     { auto: true }
   ]
 });
-
-/**
- * Let the extension's kernel endpoints (`gpu-monitor/api/kernels`,
- * `…/kernels/<id>/spans`) reach the server: Galata's own mock of
- * Jupyter's kernels API matches every URL with `/api/kernels` in it, and
- * would answer them with its list of the test's kernels.
- */
-async function passKernelRequests(page: IJupyterLabPageFixture): Promise<void> {
-  await page.route(/\/gpu-monitor\/api\/kernels/, route => route.continue());
-}
 
 /**
  * A kernel as `GET gpu-monitor/api/kernels` lists it.
@@ -193,6 +179,8 @@ export async function panelScreenshot(
     mask: [
       panel.getByRole('img', { name: charts }),
       panel.locator('.jp-GpuMonitor-machine'),
+      // A kernel's CPU and RAM, live like the machine's.
+      panel.locator('.jp-GpuMonitor-kernelMachine'),
       panel.locator('.jp-GpuMonitor-freeGpuPeriod'),
       ...also
     ]

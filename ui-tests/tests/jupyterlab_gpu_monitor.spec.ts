@@ -1,7 +1,8 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 
 import { failLike, resetFakeGpu } from './fakeGpu';
+import { test } from './fixtures';
 
 /**
  * The plugin that adds the server-status command.

@@ -1,4 +1,4 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import { closeMainTab, panelScreenshot } from './gpuMonitor';
 import { cutOffTexts } from './layout';
@@ -8,6 +8,7 @@ import {
   openNotebookWith,
   TORCH_CPU_KERNEL
 } from './testKernels';
+import { test } from './fixtures';
 
 /**
  * Where JupyterLab keeps the interface language: the setting its Language

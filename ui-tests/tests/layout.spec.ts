@@ -1,9 +1,10 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import * as path from 'path';
 
 import { failLike, replaceGpus, resetFakeGpu, SMI_FIXTURES } from './fakeGpu';
 import { PANEL, panelScreenshot } from './gpuMonitor';
 import { cutOffTexts, inEachLook, lowContrastTexts } from './layout';
+import { test } from './fixtures';
 
 /**
  * The sidebar's default width, and a wide one.

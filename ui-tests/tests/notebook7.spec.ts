@@ -1,4 +1,4 @@
-import { expect, test } from '@jupyterlab/galata';
+import { expect } from '@jupyterlab/galata';
 import { Locator, Page } from '@playwright/test';
 
 import { resetFakeGpu } from './fakeGpu';
@@ -9,6 +9,7 @@ import {
   TORCH_CPU_KERNEL,
   waitForIdleKernel
 } from './testKernels';
+import { test } from './fixtures';
 
 /**
  * Jupyter Notebook 7 on the test server (its server extension serves /tree

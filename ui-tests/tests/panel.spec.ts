@@ -1,4 +1,4 @@
-import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
+import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import { Locator } from '@playwright/test';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -17,6 +17,7 @@ import {
   setAlertSettings
 } from './gpuMonitor';
 import { brokenWords, lowContrastTexts } from './layout';
+import { test } from './fixtures';
 
 /**
  * The panel's name: its tab's tooltip, its region's label and its command.

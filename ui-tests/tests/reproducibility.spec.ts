@@ -1,11 +1,7 @@
-import {
-  expect,
-  galata,
-  IJupyterLabPageFixture,
-  test
-} from '@jupyterlab/galata';
+import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 
 import { openNotebookWith, TORCH_CPU_KERNEL } from './testKernels';
+import { test } from './fixtures';
 
 /**
  * The toolbar button's name: its command's caption.
@@ -62,6 +58,8 @@ test.describe('Reproducibility cell', () => {
         page,
         tmpPath
       }) => {
+        // Two kernels start and import torch: a minute on a loaded machine.
+        test.setTimeout(120_000);
         await openNotebookWith(page, tmpPath, 'draws.ipynb', TORCH_CPU_KERNEL, [
           DRAWS
         ]);

@@ -1,10 +1,11 @@
-import { expect, test } from '@jupyterlab/galata';
+import { expect } from '@jupyterlab/galata';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { failLike, resetFakeGpu, setFakeGpu } from './fakeGpu';
 import { BUSIEST_STATUS, PANEL } from './gpuMonitor';
+import { test } from './fixtures';
 
 /**
  * How long the server's timer keeps reading after the last request that
