@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 from jupyterlab_gpu_monitor.conda.errors import HINTS as CONDA_HINTS
-from jupyterlab_gpu_monitor.contract import document
+from jupyterlab_gpu_monitor.contract import _in_place, document
 from jupyterlab_gpu_monitor.gpu.clock_events import CLOCK_EVENT_BITS
 from jupyterlab_gpu_monitor.gpu.errors import ERROR_KINDS, GpuReadError
 from jupyterlab_gpu_monitor.gpu.model import Snapshot
@@ -76,3 +77,32 @@ def test_the_rest_reference_shows_a_valid_example_of_every_answer():
         assert problems(payload, json.loads(text)) == [], payload
     shown = {payload for payload, _ in examples}
     assert set(ANSWERS.values()) - shown == set()
+
+
+def test_references_put_in_place_check_what_they_named_and_a_recursive_one_stays():
+    # The validators put each reference's definition in place once (contract.validator): a
+    # description beside a reference keeps its checks, and a shape holding itself keeps its
+    # $ref instead of being put in place without end.
+    definitions = {
+        "Tree": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
+            },
+        },
+        "Forest": {
+            "type": "object",
+            "properties": {"tree": {"$ref": "#/$defs/Tree", "description": "The tallest."}},
+        },
+    }
+    check = Draft202012Validator(
+        {**_in_place(definitions["Forest"], definitions, ("Forest",)), "$defs": definitions}
+    )
+    assert check.is_valid({"tree": {"name": "oak", "children": [{"name": "acorn"}]}})
+    (error,) = check.iter_errors({"tree": {"name": "oak", "children": [{"children": []}]}})
+    assert (list(error.absolute_path), error.message) == (
+        ["tree", "children", 0],
+        "'name' is a required property",
+    )
