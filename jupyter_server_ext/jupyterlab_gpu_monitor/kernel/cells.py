@@ -52,10 +52,6 @@ class _Runs:
         self.starts.append(read)
         self.values.append(value)
 
-    def at(self, read: int, default: float) -> float:
-        position = bisect_right(self.starts, read) - 1
-        return self.values[position] if position >= 0 else default
-
     def over(self, first: int, count: int, default: float) -> list[float]:
         """The values at ``count`` reads from ``first``: one search, then a run at a time."""
         run = bisect_right(self.starts, first)  # the first run that starts after ``first``
