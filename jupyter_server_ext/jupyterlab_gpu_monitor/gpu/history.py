@@ -27,13 +27,20 @@ _Point = tuple[float, tuple[_GpuRow, ...], "tuple | None", float]
 _gpu_key = operator.itemgetter(0, 1)
 
 
-def _runs_of_one_layout(points: Sequence[_Point]) -> Iterable[tuple[int, int, tuple]]:
-    """``(start, end, (uuid, index) pairs)`` for each run of consecutive points whose GPUs are
-    the same ones in the same order (one run in all, unless a GPU came or went)."""
+def _gpu_runs(points: Sequence[_Point]) -> Iterable[tuple[int, int, tuple, tuple]]:
+    """The points' GPU rows transposed at C speed (zip, slices): ``(start, end, (uuid, index),
+    rows)`` for each GPU of each run of consecutive points whose GPUs are the same ones in the
+    same order (one run in all, unless a GPU came or went). An hour of 8 GPUs is 576,000
+    values, and a Python loop over each held the GIL that the event loop and the GPU reads need
+    for a sixth of a second per panel opening (tests/test_starvation.py); between GPUs, bulk
+    work gives way to a read."""
     start = 0
     for layout, run in itertools.groupby(points, lambda point: tuple(map(_gpu_key, point[1]))):
         end = start + sum(1 for _ in run)
-        yield start, end, layout
+        each_gpu = zip(*[point[1] for point in points[start:end]])
+        for gpu, rows in zip(layout, each_gpu):
+            blocking.give_way()
+            yield start, end, gpu, rows
         start = end
 
 
@@ -122,22 +129,15 @@ class History:
         points.reverse()
         count = len(points)
         columns: dict[Any, dict[str, Any]] = {}
-        # Transposed a run of reads at a time, at C speed (zip, slices): an hour of 8 GPUs is
-        # 576,000 values, and a Python loop over each held the GIL that the event loop and the
-        # GPU reads need for a sixth of a second per panel opening (tests/test_starvation.py).
-        for start, end, layout in _runs_of_one_layout(points):
-            blocking.give_way()
-            each_gpu = zip(*[point[1] for point in points[start:end]])
-            for (uuid, index), rows in zip(layout, each_gpu):
-                column = columns.get(uuid or index)
-                if column is None:
-                    column = {"index": index, "uuid": uuid, "name": rows[0][2]}
-                    column.update({field: [None] * count for field in HISTORY_FIELDS})
-                    columns[uuid or index] = column
-                values = itertools.islice(zip(*rows), 3, None)
-                for field, series in zip(HISTORY_FIELDS, values):
-                    column[field][start:end] = series
-                blocking.give_way()
+        for start, end, (uuid, index), rows in _gpu_runs(points):
+            column = columns.get(uuid or index)
+            if column is None:
+                column = {"index": index, "uuid": uuid, "name": rows[0][2]}
+                column.update({field: [None] * count for field in HISTORY_FIELDS})
+                columns[uuid or index] = column
+            values = itertools.islice(zip(*rows), 3, None)
+            for field, series in zip(HISTORY_FIELDS, values):
+                column[field][start:end] = series
         machine: dict[str, list] | None = None
         if any(point[2] is not None for point in points):
             blank = (None,) * len(MACHINE_SERIES)
@@ -157,8 +157,7 @@ class History:
     ) -> tuple[list[float], dict[int, tuple[str | None, list[float | None]]]]:
         """The reads from ``start`` to ``end`` (both included): their times and, per GPU index,
         its name and utilisation at each (None at a read it was missing from). Costs the reads
-        in the span, not the whole ring, transposed a run of one layout at a time at C speed
-        (zip, slices), as ``since`` does."""
+        in the span, not the whole ring."""
         points = list(
             itertools.islice(
                 self._points, first_at(self._points, start), first_after(self._points, end)
@@ -166,14 +165,11 @@ class History:
         )
         utilization = operator.itemgetter(3 + HISTORY_FIELDS.index("utilization_gpu"))
         gpus: dict[int, tuple[str | None, list[float | None]]] = {}
-        for run_start, run_end, layout in _runs_of_one_layout(points):
-            blocking.give_way()
-            each_gpu = zip(*[point[1] for point in points[run_start:run_end]])
-            for (_, index), rows in zip(layout, each_gpu):
-                known = gpus.get(index)
-                if known is None:
-                    known = gpus[index] = (rows[0][2], [None] * len(points))
-                known[1][run_start:run_end] = map(utilization, rows)
+        for run_start, run_end, (_, index), rows in _gpu_runs(points):
+            known = gpus.get(index)
+            if known is None:
+                known = gpus[index] = (rows[0][2], [None] * len(points))
+            known[1][run_start:run_end] = map(utilization, rows)
         return [point[0] for point in points], gpus
 
 

@@ -215,12 +215,7 @@ class KernelHistory:
     def cpu_between(self, kernel_id: str, start: float, end: float) -> list[float]:
         """The kernel's CPU (percent of one core) at each read from start to end that
         measured it."""
-        kernel = self._kernels.get(kernel_id)
-        if kernel is None:
-            return []
-        reads = self._reads(start, end)
-        values = kernel.cpu.over(self._first_read + reads.start, len(reads), _UNMEASURED)
-        return _measured(values)
+        return _measured(self.reads_between(kernel_id, start, end).cpu)
 
 
 class KernelReads(NamedTuple):
