@@ -188,6 +188,14 @@ export async function panelScreenshot(
 }
 
 /**
+ * How long to wait for an alert while no panel or chart is open: the status
+ * bar then asks only every 5 s (the `seldomInterval` setting), so an alert
+ * comes with the next answer, and on a loaded machine the read and the
+ * alerts' words (a chunk of their own) take seconds more.
+ */
+export const SELDOM_ALERT_MS = 15_000;
+
+/**
  * The status bar text for the busiest GPU of the replayed capture: both RTX
  * A5000 idle, GPU 0 the fuller with 22437 of 24564 MiB.
  */

@@ -7,6 +7,7 @@ import { brokenWords, cutOffTexts } from './layout';
 import {
   holdGpuMemory,
   openPanel,
+  SELDOM_ALERT_MS,
   serverKernels,
   setAlertSettings,
   T4_PID,
@@ -245,7 +246,9 @@ test.describe('who is using the GPU', () => {
     await holdGpuMemory(page, baseURL!, notebookPath);
     const message =
       'GPU 0 (NVIDIA RTX A5000): memory 91% full, above the 90% alert threshold.';
-    await expect(page.getByText(message)).toBeVisible();
+    await expect(page.getByText(message)).toBeVisible({
+      timeout: SELDOM_ALERT_MS
+    });
     await page.waitForTimeout(4000);
     const notifications = await page.evaluate(() =>
       window.galata.getNotifications()

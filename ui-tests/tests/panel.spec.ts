@@ -14,6 +14,7 @@ import {
 import {
   BUSIEST_STATUS,
   panelScreenshot,
+  SELDOM_ALERT_MS,
   setAlertSettings
 } from './gpuMonitor';
 import { brokenWords, lowContrastTexts } from './layout';
@@ -433,7 +434,9 @@ test.describe('GPU monitor panel', () => {
     ]);
     try {
       const message = 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.';
-      await expect(page.getByText(message)).toBeVisible();
+      await expect(page.getByText(message)).toBeVisible({
+        timeout: SELDOM_ALERT_MS
+      });
 
       // JupyterLab saves its state with the workspace within a second.
       await page.waitForTimeout(2000);
@@ -469,13 +472,13 @@ test.describe('GPU monitor panel', () => {
       ]);
       await expect(
         page.getByText('GPUs 0, 5: above the 62 °C alert threshold.')
-      ).toBeVisible();
+      ).toBeVisible({ timeout: SELDOM_ALERT_MS });
 
       await setAlertSettings(page, [['temperatureCelsius', 60]]);
       const both = page.locator('.jp-Notification-Toast-warning', {
         hasText: 'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.'
       });
-      await expect(both).toBeVisible();
+      await expect(both).toBeVisible({ timeout: SELDOM_ALERT_MS });
       expect(await temperatureNotices()).toEqual([
         'GPUs 0, 3, 5, 6: above the 60 °C alert threshold.'
       ]);
