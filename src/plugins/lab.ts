@@ -7,10 +7,10 @@ import { ICommandPalette, WidgetTracker } from '@jupyterlab/apputils';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 
-// The Lab tab is restored with the layout; its view loads when first shown.
-// eslint-disable-next-line jupyter/prefer-lazy-imports
-import { LabPanel } from '../lab/LabPanel';
 import { showMainTab } from '../components/mainTab';
+import type { LabPanel } from '../lab/LabPanel';
+// The model is what this plugin provides (the panel's Lab section reads it);
+// it asks the server only while a Lab view is shown.
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { LabModel } from '../lab/model';
 import { gpuIcon } from '../icons';
@@ -62,13 +62,6 @@ export const labPlugin: JupyterFrontEndPlugin<ILabModel> = {
     const tracker = new WidgetTracker<LabPanel>({
       namespace: 'jupyterlab-gpu-monitor-lab'
     });
-    const create = (): LabPanel =>
-      new LabPanel({
-        lab,
-        cellRuns,
-        minFreeShare: () => minFreePercent / 100,
-        translator
-      });
     app.commands.addCommand(CommandIDs.openLab, {
       label: trans.__('GPU Lab'),
       caption: trans.__(
@@ -76,8 +69,20 @@ export const labPlugin: JupyterFrontEndPlugin<ILabModel> = {
       ),
       icon: args => (args.isPalette ? undefined : gpuIcon),
       describedBy: { args: { type: 'object', properties: {} } },
-      execute: () => {
-        showMainTab(app, tracker, create);
+      // The tab loads when first opened (or restored with the layout).
+      execute: async () => {
+        const { LabPanel } = await import('../lab/LabPanel');
+        showMainTab(
+          app,
+          tracker,
+          () =>
+            new LabPanel({
+              lab,
+              cellRuns,
+              minFreeShare: () => minFreePercent / 100,
+              translator
+            })
+        );
       }
     });
     void restorer?.restore(tracker, {

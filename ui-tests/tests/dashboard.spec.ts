@@ -209,7 +209,7 @@ test.describe('GPU dashboard', () => {
   });
 });
 
-test("opening /lab fetches at most 34.1 KiB of the extension's JS, gzipped: not the panels' content, the dashboard, uPlot or what follows notebooks", async ({
+test("opening /lab fetches at most 34.1 KiB of the extension's JS, gzipped: not the panels' content, the dashboard, the Lab, uPlot or what follows notebooks", async ({
   page
 }) => {
   const fetched: { url: string; body: Promise<Buffer> }[] = [];
@@ -230,11 +230,12 @@ test("opening /lab fetches at most 34.1 KiB of the extension's JS, gzipped: not 
   const names = fetched.map(({ url }) => path.basename(new URL(url).pathname));
   const bodies = await Promise.all(fetched.map(({ body }) => body));
   // What only the lazily loaded parts hold: the GPU panel's content, the
-  // dashboard's, the Environment panel's, uPlot's code and its styles, the
-  // lines under the cells of a notebook.
+  // dashboard's, the Environment panel's, the Lab tab, uPlot's code and its
+  // styles, the lines under the cells of a notebook.
   for (const marker of [
     /["'`]jp-GpuMonitor-gpuColumns/,
     /["'`]jp-GpuMonitor-dashboardCharts/,
+    /["'`]jp-GpuMonitor-labPanel/,
     /["'`]jp-GpuMonitor-findingTitle/,
     /["'`]u-cursor-x/,
     /\.u-cursor-x,/,

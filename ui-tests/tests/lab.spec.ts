@@ -187,6 +187,14 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   }
   await page.theme.setLightTheme();
 
+  // Back with the layout at the next load of the page (its code loaded then),
+  // saved a moment after it changes; no launcher to wait for.
+  await page.waitForTimeout(1500);
+  await page.reload({ waitForIsReady: false });
+  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+    timeout: 60000
+  });
+
   // Only the free GPUs: the idle H100s of node-3.
   await lab.getByRole('button', { name: 'Free', exact: true }).click();
   await expect(lab.locator('.jp-GpuMonitor-labNode')).toHaveCount(1);
