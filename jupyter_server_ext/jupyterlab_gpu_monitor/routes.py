@@ -353,7 +353,9 @@ class LabHandler(GpuMonitorHandler):
 
             config = self.monitor_config
             identity = ServerIdentity.of(config.metrics_host, config.metrics_user)
-            lab = self.settings[LAB_SETTING] = LabService(config, identity)
+            lab = self.settings[LAB_SETTING] = LabService(
+                config, identity, self.kernels.ledger.own_names
+            )
         return lab
 
     @tornado.web.authenticated

@@ -172,6 +172,24 @@ def test_a_thousand_notebooks_keep_the_accounts_bounded_and_the_active_ones():
     assert account(ledger, "scratch/999.ipynb").idle_held_seconds > 0
 
 
+def test_the_server_knows_what_its_latest_notebooks_hashes_stand_for_and_no_more():
+    ledger = NotebookLedger()
+    forever = holding("long-run.ipynb", 8000, "k-long", gpu=1)
+    for number in range(1000):
+        ledger.record(read_at(number), [holding(f"scratch/{number}.ipynb", 2000), forever])
+    names = ledger.own_names()
+    # For the lab to name them (its series hold the hashes): the latest, a bounded number.
+    assert len(names) == MAX_ENTRIES
+    for path in ("long-run.ipynb", "scratch/999.ipynb"):
+        assert names[notebook_label(path, "hash")] == path
+    assert notebook_label("scratch/0.ipynb", "hash") not in names
+    # Where the labels are paths, or nothing, no hash stands for anything.
+    for mode in ("path", "none"):
+        ledger = NotebookLedger(mode)
+        run(ledger, 2, [holding("a.ipynb", 6000)])
+        assert ledger.own_names() == {}
+
+
 def test_a_notebook_is_named_by_a_hash_of_its_path_unless_the_admin_says_otherwise():
     hashed = notebook_label("thesis/chapter-3.ipynb", "hash")
     assert re.fullmatch(r"[0-9a-f]{12}", hashed)

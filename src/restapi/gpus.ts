@@ -616,7 +616,7 @@ export interface ILabHolder {
    */
   user: string;
   /**
-   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty.
+   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty. The asking user's own notebook that held a GPU on the asking server is named by its path instead of its hash.
    */
   notebook: string;
   /**
@@ -744,7 +744,7 @@ export interface ILabLedgerRow {
    */
   user: string;
   /**
-   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty (then a row is a user's notebooks together).
+   * The notebook as that server's `GpuMonitor.metrics_notebook_label` names it: a hash of its path by default, its path, or empty (then a row is a user's notebooks together). The asking user's own notebook that held a GPU on the asking server is named by its path instead of its hash.
    */
   notebook: string;
   /**

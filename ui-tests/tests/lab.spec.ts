@@ -114,6 +114,15 @@ test('the panel shows every machine of the lab, her notebook marked, at 250 and 
     { timeout: 30000 }
   );
   await expect(node1.getByText('(this machine)')).toBeVisible();
+  // Named as she knows it: the lab's series hold only a hash of its path.
+  await expect
+    .poll(() =>
+      node1
+        .locator('.jp-GpuMonitor-labGpu.jp-mod-own')
+        .first()
+        .getAttribute('aria-label')
+    )
+    .toContain(`ana: ${tmpPath}/train.ipynb holds 21.9 GiB`);
   // Eight V100S under load, none free; eight idle H100s, all free.
   await expect(
     lab.getByRole('group', { name: 'node-2' }).getByText('0 of 8 GPUs free')
@@ -164,6 +173,12 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   await expect(lab.locator('.jp-GpuMonitor-labDigest')).toContainText(
     '1 notebook held'
   );
+  // Her notebook of the test before, by its path (in its own folder).
+  await expect(
+    lab
+      .getByRole('table', { name: 'GPU-hours per notebook' })
+      .getByRole('rowheader')
+  ).toHaveText([/^ana · .+\/train\.ipynb/]);
 
   for (const theme of ['light', 'dark']) {
     if (theme === 'dark') {
@@ -176,7 +191,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
         mask: [
           lab.locator('.jp-GpuMonitor-labFree'),
           lab.locator('.jp-GpuMonitor-labGpuIdle'),
-          // Her notebook's name, a hash of the test's own folder.
+          // Her notebook's path, in the test's own folder.
           lab.locator('.jp-GpuMonitor-labDigest'),
           lab
             .getByRole('table', { name: 'GPU-hours per notebook' })

@@ -80,11 +80,19 @@ class NotebookLedger:
         self.label_mode = label_mode
         # Path -> label, so that a read hashes only the notebooks it has not seen.
         self._labels: dict[str | None, str] = {}
+        # Hash -> path of the notebooks labelled here, the latest last: the lab names this
+        # server's user's own notebooks by them (``own_names``), where the series hold hashes.
+        self._names: dict[str, str] = {}
         self._accounts: dict[tuple[str, str], NotebookGpuAccount] = {}
         self._previous: tuple[float, list[_Held]] | None = None
 
     def accounts(self) -> list[NotebookGpuAccount]:
         return list(self._accounts.values())
+
+    def own_names(self) -> dict[str, str]:
+        """Hash -> path of the last ``MAX_ENTRIES`` notebooks that held a GPU here under a
+        hash label: this server's user's own, whom the lab shows them by name."""
+        return dict(self._names)
 
     def record(self, snapshot: Snapshot, usage: Iterable[KernelGpuUsage]) -> None:
         """Close the interval since the last read with the state of that read; keep this
@@ -113,6 +121,7 @@ class NotebookLedger:
                     if len(self._labels) > MAX_ENTRIES:
                         self._labels.clear()
                     label = self._labels[entry.path] = notebook_label(entry.path, self.label_mode)
+                    self._name(label, entry.path)
                 notebooks = by_gpu.setdefault(entry.gpu_uuid, {})
                 notebooks[label] = notebooks.get(label, 0.0) + entry.memory_used_mib
         return [
@@ -120,6 +129,15 @@ class NotebookLedger:
             for gpu in snapshot.gpus
             if gpu.uuid in by_gpu and gpu.error is None
         ]
+
+    def _name(self, label: str, path: str | None) -> None:
+        """Keep the path a hash label stands for, the latest ``MAX_ENTRIES``."""
+        if self.label_mode != "hash" or not path:
+            return
+        self._names.pop(label, None)
+        self._names[label] = path
+        if len(self._names) > MAX_ENTRIES:
+            del self._names[next(iter(self._names))]
 
     def _close(self, state: _Held, gpu_now: Gpu | None, seconds: float, now: float) -> None:
         gpu = state.gpu

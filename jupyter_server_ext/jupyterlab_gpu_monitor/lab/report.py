@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .view import own_name
+
 STEP_SECONDS = 3600
 # The shortest and longest periods: whole hours, up to a month and a day.
 MIN_SECONDS = STEP_SECONDS
@@ -48,9 +50,14 @@ def range_params(since_seconds: float, now: float) -> dict[str, str]:
     }
 
 
-def ledger_rows(answers: Mapping[str, list[dict[str, Any]]], user: str) -> list[LedgerRow]:
+def ledger_rows(
+    answers: Mapping[str, list[dict[str, Any]]],
+    user: str,
+    own_names: Mapping[str, str] | None = None,
+) -> list[LedgerRow]:
     """Each notebook's hours, from the range queries' matrices; the most idle-held first, then
-    the most busy."""
+    the most busy. ``user``'s own notebooks are named by their paths where ``own_names``
+    knows their labels (see ``view.own_name``)."""
     hours: dict[tuple[str, str], dict[str, float]] = {}
     for measure, result in answers.items():
         for series in result:
@@ -59,7 +66,11 @@ def ledger_rows(answers: Mapping[str, list[dict[str, Any]]], user: str) -> list[
             hours.setdefault(key, dict.fromkeys(QUERIES, 0.0))[measure] = total
     rows = [
         LedgerRow(
-            key[0], key[1], key[0] == user, measures["busy_hours"], measures["idle_held_hours"]
+            key[0],
+            own_name(key[1], key[0] == user, own_names),
+            key[0] == user,
+            measures["busy_hours"],
+            measures["idle_held_hours"],
         )
         for key, measures in hours.items()
     ]

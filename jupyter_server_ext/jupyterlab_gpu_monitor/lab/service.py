@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -59,11 +59,18 @@ HINTS = {
 
 class LabService:
     """The lab's Prometheus, asked for the view of every machine, as ``identity``'s user sees
-    it."""
+    it: their own notebooks by the paths ``own_names`` gives for their labels (a server's
+    ``NotebookLedger.own_names``; none from a terminal)."""
 
-    def __init__(self, settings: GpuMonitor, identity: ServerIdentity):
+    def __init__(
+        self,
+        settings: GpuMonitor,
+        identity: ServerIdentity,
+        own_names: Callable[[], Mapping[str, str]] = dict,
+    ):
         self.configured = bool(settings.lab_prometheus_url)
         self._identity = identity
+        self._own_names = own_names
         self._open_template = settings.lab_open_url
         self._timeout_seconds = settings.command_timeout
         self._prometheus = PrometheusApi(
@@ -146,6 +153,7 @@ class LabService:
             now,
             self._identity.user,
             self._open_template,
+            self._own_names(),
             timeout_seconds=self._timeout_seconds,
         )
         return self._json(nodes_json(nodes), None, now)
@@ -169,6 +177,7 @@ class LabService:
             report.ledger_rows,
             dict(zip(report.QUERIES, answers)),
             self._identity.user,
+            self._own_names(),
             timeout_seconds=self._timeout_seconds,
         )
         return self._ledger_json(since_seconds, [vars(row) for row in rows], None, now)

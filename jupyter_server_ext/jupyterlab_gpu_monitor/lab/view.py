@@ -107,12 +107,16 @@ def open_url(template: str, host: str, user: str) -> str | None:
 
 
 def lab_nodes(
-    answers: Mapping[str, Result], now: float, user: str, open_template: str = ""
+    answers: Mapping[str, Result],
+    now: float,
+    user: str,
+    open_template: str = "",
+    own_names: Mapping[str, str] | None = None,
 ) -> list[LabNode]:
     """The machines, by host, each with its GPUs by index, from the answers to ``QUERIES``
     asked at ``now`` (Prometheus' clock); ``user`` is the asking server's, whose notebooks are
-    marked as its own, and for whom ``open_template`` (the admin's ``lab_open_url``) is
-    filled in."""
+    marked as its own, named by their paths where ``own_names`` knows their labels, and for
+    whom ``open_template`` (the admin's ``lab_open_url``) is filled in."""
     newest = {s["metric"].get("host", ""): _value(s) for s in answers["newest"]}
     scrapes = {s["metric"].get("host", ""): _value(s) for s in answers["scrapes"]}
     hosts = {s["metric"].get("host", "") for s in answers["known"]} | newest.keys()
@@ -159,15 +163,20 @@ def lab_nodes(
         gpu = gpus.get((labels.get("host", ""), labels.get("uuid", "")))
         if gpu is not None:
             holder_user = labels.get("user", "")
-            mib = _value(series) / MIB
-            gpu.holders.append(
-                LabHolder(holder_user, labels.get("notebook", ""), mib, holder_user == user)
-            )
+            own = holder_user == user
+            notebook = own_name(labels.get("notebook", ""), own, own_names)
+            gpu.holders.append(LabHolder(holder_user, notebook, _value(series) / MIB, own))
     for node in nodes.values():
         node.gpus.sort(key=lambda gpu: gpu.index)
         for gpu in node.gpus:
             gpu.holders.sort(key=lambda holder: -holder.memory_used_mib)
     return sorted(nodes.values(), key=lambda node: node.host)
+
+
+def own_name(label: str, own: bool, own_names: Mapping[str, str] | None) -> str:
+    """A notebook's label as the lab shows it: the path of the asking user's own notebook
+    where its server knows the hash (``NotebookLedger.own_names``), else the label."""
+    return (own_names or {}).get(label, label) if own else label
 
 
 def _reporting(
