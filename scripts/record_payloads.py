@@ -32,6 +32,9 @@ replays real captures, and two notebook sessions with real python3 kernels, ``tr
   capture with the llama-server as the kernel of ana's ``train.ipynb``, node-2 (cleo's) the
   eight V100S under load, node-3 (dan's) the eight idle H100; then again once node-3's server
   has stopped. ``lab_open_url`` is a JupyterHub spawn URL.
+- ``lab-exporters.json``: ``GET lab`` as ana from a real Prometheus that scrapes only two
+  exporters' real scrapes, machines with no server of ours: a Kubernetes node's DCGM exporter
+  (an A100 in MIG mode) and a workstation's nvidia_gpu_exporter (an H100 under load).
 - ``lab-ledger-1h.json``: ``GET lab/ledger?since=3600`` as ana, ten seconds after her notebook
   began to idle-hold node-1's GPUs, the Prometheus evaluating ``prometheus/lab.yml``'s rules
   every second.
@@ -63,6 +66,7 @@ sys.path[:0] = [str(REPO / "scripts"), str(REPO / "jupyter_server_ext")]
 from local_server import Api, running_server, write_kernelspec  # noqa: E402
 from tests.prometheus_lab import (  # noqa: E402
     LAB_RULES,
+    exporters_lab_view,
     free_port,
     rules_every_second,
     running_jupyter_server,
@@ -347,17 +351,17 @@ async def record(folder: Path) -> dict[str, object]:
 
 def record_lab(folder: Path) -> dict[str, object]:
     """``GET lab`` of ana's server, with the lab's three machines reporting, then with node-3
-    stopped."""
+    stopped; and of a lab of two exporters."""
     ports = {user: free_port() for user in LAB}
     job = {
         "job_name": "jupyter",
         "metrics_path": "/gpu-monitor/metrics",
         "static_configs": [{"targets": [f"127.0.0.1:{port}" for port in ports.values()]}],
     }
+    folder.mkdir(parents=True, exist_ok=True)
     control = folder / "ana-fake-smi.json"
     control.write_text("{}")
     with contextlib.ExitStack() as running:
-        folder.mkdir(parents=True, exist_ok=True)
         rules = [rules_every_second(LAB_RULES, folder)]
         prometheus = running.enter_context(
             running_prometheus(folder / "prometheus", [job], rule_files=rules)
@@ -405,6 +409,7 @@ def record_lab(folder: Path) -> dict[str, object]:
         )
         servers["dan"].process.terminate()
         payloads["lab-node-3-stopped.json"] = lab_when(lambda v: v["reporting"] == 2)
+    payloads["lab-exporters.json"] = exporters_lab_view(folder / "exporters")
     return payloads
 
 

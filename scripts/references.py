@@ -324,32 +324,41 @@ jupyter_server's own kernel API (`/api/kernels`).""",
         answer="LabView",
         prose="""\
 Read from `GpuMonitor.lab_prometheus_url` when asked, at most every 5 s however many clients
-ask, with nine instant queries whatever the number of machines: the GPU series of every
+ask, with ten instant queries whatever the number of machines: the GPU series of every
 server's `/metrics` (each GPU once by `host` and `uuid`, however many servers of a machine
-report it), the notebooks holding memory on them, and since when each GPU has idled (two
-subqueries over the last 6 h at a minute's step). A failure of the lab's Prometheus is the
+report it), the notebooks holding memory on them, since when each GPU has idled (two
+subqueries over the last 6 h at a minute's step), and the utilisation and memory series of the
+DCGM exporters and nvidia_gpu_exporters the lab scrapes, for the machines no server of ours
+reports (their `exporter` says which). A failure of the lab's Prometheus is the
 answer's `error` (`unknown` when it cannot be reached, `permission`, `timeout`, `bad_output`),
 never an error of this server's own readings. Without `lab_prometheus_url`, `configured` is
 false, `error` says so (`not_installed`) and there are no machines. Each machine's `open_url`
 is `GpuMonitor.lab_open_url` filled in for it and the user who asks.""",
         examples=[
             Example(
-                "Two machines, one of them not reporting:",
+                "Three machines: one not reporting, one that only its DCGM exporter reports "
+                "(ana's own notebook named by its path, which only her server knows):",
                 "LabView",
                 """\
 {
   "configured": true, "timestamp": 1764950400.0, "user": "ana", "host": "node-1",
-  "error": null, "reporting": 1, "known": 2,
+  "error": null, "reporting": 2, "known": 3,
   "nodes": [
     {"host": "node-1", "reporting": true, "last_seen": 1764950399.2,
-     "open_url": "https://hub.lab/hub/spawn/ana/node-1", "gpus": [
+     "open_url": "https://hub.lab/hub/spawn/ana/node-1", "exporter": null, "gpus": [
       {"uuid": "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", "index": 0,
        "name": "NVIDIA RTX A5000", "utilization_gpu": 0, "memory_used_mib": 22437,
        "memory_total_mib": 24564, "free": false, "idle_since": 1764947400.0,
-       "holders": [{"user": "ana", "notebook": "3f2a9c01b7de", "memory_used_mib": 22430,
+       "holders": [{"user": "ana", "notebook": "train.ipynb", "memory_used_mib": 22430,
                     "own": true}]}]},
     {"host": "node-2", "reporting": false, "last_seen": null,
-     "open_url": "https://hub.lab/hub/spawn/ana/node-2", "gpus": []}
+     "open_url": "https://hub.lab/hub/spawn/ana/node-2", "exporter": null, "gpus": []},
+    {"host": "ub20-a100-k8s", "reporting": true, "last_seen": 1764950400.0,
+     "open_url": "https://hub.lab/hub/spawn/ana/ub20-a100-k8s", "exporter": "DCGM exporter",
+     "gpus": [
+      {"uuid": "GPU-34319582-d595-d1c7-d1d2-179bcfa61660", "index": 0, "name": null,
+       "utilization_gpu": null, "memory_used_mib": 4845, "memory_total_mib": 40535,
+       "free": false, "idle_since": null, "holders": []}]}
   ]
 }""",
             )

@@ -2,7 +2,10 @@
 lab's rules and scraping every second node-1, a JupyterLab of this folder's test configuration
 (user ana, the two-A5000 capture), node-2, cleo's jupyter server (the eight V100S under load),
 and node-3, dan's (eight idle H100 80GB), each with the fake nvidia-smi replaying its real
-capture.
+capture; and ub20-a100-k8s, a Kubernetes node with no server of ours whose DCGM exporter's
+real scrape it serves (an A100 in MIG mode). Not the nvidia_gpu_exporter machine of the tests:
+its capture's masked uuid is node-3's GPU 0's, masked alike, so the lab would rightly take it
+for that GPU.
 
     python lab_fleet.py NODE1_PORT
 
@@ -25,12 +28,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "jupyter_server_ext"))
 
 from tests.prometheus_lab import (  # noqa: E402
+    EXPORTER_MACHINES,
     LAB_RULES,
     free_port,
     rules_every_second,
     running_jupyter_server,
     running_process,
     running_prometheus,
+    serving_exporter_machines,
 )
 from tests.replay import SMI_FIXTURES  # noqa: E402
 
@@ -58,8 +63,9 @@ def main(node1_port: int) -> None:
         FOLDER.mkdir(parents=True)
         # The lab's rules, evaluated every second: the ledger fills within the test.
         rules = [rules_every_second(LAB_RULES, FOLDER)]
+        exporters = running.enter_context(serving_exporter_machines(EXPORTER_MACHINES[:1]))
         prometheus = running.enter_context(
-            running_prometheus(FOLDER / "prometheus", [job], rule_files=rules)
+            running_prometheus(FOLDER / "prometheus", [job, *exporters], rule_files=rules)
         )
         others = {
             user: running.enter_context(

@@ -7,6 +7,7 @@ Prometheus (Debian's ``prometheus`` package) takes about 5 s from start to its f
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -126,6 +127,61 @@ def scrape_targets(base_url: str, scrapes: list[Path]) -> list[dict[str, Any]]:
         {"targets": [host], "labels": {"__metrics_path__": f"/{path.name}", "node": path.stem}}
         for path in scrapes
     ]
+
+
+# Two machines with no server of ours: a Kubernetes node's DCGM exporter (an A100 in MIG mode,
+# its node named by the capture's Hostname label) and a workstation's nvidia_gpu_exporter (an
+# H100 under load), each with the job and the scrape target (``instance``) a lab gives it.
+EXPORTER_MACHINES = (
+    ("dcgm", PROMETHEUS_FIXTURES / "dcgm-exporter-a100-mig-k8s-2.4.0.prom", "10.0.0.7:9400"),
+    (
+        "nvidia_gpu_exporter",
+        PROMETHEUS_FIXTURES / "nvidia-gpu-exporter-golden-h100-590.48.01-load.prom",
+        "gpu-box-7:9835",
+    ),
+)
+
+
+@contextmanager
+def serving_exporter_machines(
+    machines: tuple[tuple[str, Path, str], ...] = EXPORTER_MACHINES,
+) -> Iterator[list[dict[str, Any]]]:
+    """The ``machines``' scrapes served; yields the scrape jobs of a Prometheus that scrapes
+    them as a lab would."""
+    with serving_scrapes([scrape for _, scrape, _ in machines]) as url:
+        address = urllib.parse.urlsplit(url).netloc
+        yield [
+            {
+                "job_name": job,
+                "static_configs": [
+                    {
+                        "targets": [address],
+                        "labels": {"__metrics_path__": f"/{scrape.name}", "instance": instance},
+                    }
+                ],
+            }
+            for job, scrape, instance in machines
+        ]
+
+
+def exporters_lab_view(folder: Path) -> dict[str, Any]:
+    """``GET lab``'s answer, as ana on node-1, from a real Prometheus (its config and data in
+    ``folder``) that scrapes only the ``EXPORTER_MACHINES``, once it has both."""
+    from jupyterlab_gpu_monitor.config import GpuMonitor
+    from jupyterlab_gpu_monitor.lab.service import LabService
+    from jupyterlab_gpu_monitor.metrics import ServerIdentity
+
+    with serving_exporter_machines() as jobs:
+        with running_prometheus(folder, jobs) as prometheus:
+            lab = LabService(
+                GpuMonitor(lab_prometheus_url=prometheus), ServerIdentity.of("node-1", "ana")
+            )
+            deadline = time.monotonic() + 30
+            while len((view := asyncio.run(lab.view()))["nodes"]) < len(EXPORTER_MACHINES):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the exporters never came: {view}")
+                time.sleep(1)
+    return view
 
 
 def _stop(process: subprocess.Popen) -> None:

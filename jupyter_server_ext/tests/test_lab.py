@@ -18,10 +18,11 @@ from jupyterlab_gpu_monitor.contract import constant
 from jupyterlab_gpu_monitor.gpu.model import MIB
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 from jupyterlab_gpu_monitor.lab import service
-from jupyterlab_gpu_monitor.lab.view import lab_nodes, nodes_json
+from jupyterlab_gpu_monitor.lab.view import exporter_host, lab_nodes, nodes_json
 from tornado.httpclient import HTTPClientError
 
 from .prometheus_lab import (
+    exporters_lab_view,
     free_port,
     running_jupyter_server,
     running_prometheus,
@@ -171,6 +172,7 @@ def test_the_lab_shows_each_machine_once_with_its_notebooks_and_which_stopped(tm
             "last_seen": None,
             "open_url": "https://hub.lab/hub/spawn/ana/node-2",
             "gpus": [],
+            "exporter": None,
         }
 
 
@@ -247,6 +249,7 @@ def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_in
         "known": [series(1, host="node-1"), series(1, host="node-2"), series(1, host="node-3")],
         "busy_at": [],
         "seen_from": [],
+        "exporters": [],
     }
     # A series of our name from another exporter, without a gpu label: shown, not a failure.
     answers["memory_total"].append(series(16 * 1024 * MIB, uuid="GPU-x", host="node-1"))
@@ -288,6 +291,7 @@ def test_a_gpu_idles_since_it_was_last_busy_or_first_seen_and_not_while_busy():
         "newest": [series(1000, host="node-1")],
         "scrapes": [series(600, host="node-1")],
         "known": [series(1, host="node-1")],
+        "exporters": [],
     }
     (node,) = lab_nodes(answers, 1000.0, "ana")
     assert [gpu.idle_since for gpu in node.gpus] == [1000 - 40 * 60, 1000 - 600, None, None]
@@ -298,3 +302,83 @@ def test_a_gpu_idles_since_it_was_last_busy_or_first_seen_and_not_while_busy():
         "  GPU 0  NVIDIA H100 80GB HBM3  5 %  0.5 / 79.6 GiB  free, idle 40 min",
         "  GPU 1  NVIDIA H100 80GB HBM3  0 %  0.0 / 79.6 GiB  free, idle 10 min",
     ]
+
+
+def test_machines_only_an_exporter_reports_are_in_the_lab_with_their_gpus_and_no_notebooks(
+    tmp_path: Path,
+):
+    # A Kubernetes node's DCGM exporter and a workstation's nvidia_gpu_exporter, no server of
+    # ours on either.
+    view = exporters_lab_view(tmp_path / "prometheus")
+    assert (view["error"], view["reporting"], view["known"]) == (None, 2, 2)
+    box, node = view["nodes"]
+    # The workstation by its scrape target's host; the node by DCGM's Hostname.
+    assert (box["host"], box["exporter"], box["reporting"]) == (
+        "gpu-box-7",
+        "nvidia_gpu_exporter",
+        True,
+    )
+    (h100,) = box["gpus"]
+    assert (h100["uuid"], h100["index"], h100["name"]) == (
+        "GPU-00000000-0000-0000-0000-000000000000",
+        0,
+        "NVIDIA H100 80GB HBM3",
+    )
+    assert (h100["utilization_gpu"], h100["memory_used_mib"], h100["memory_total_mib"]) == (
+        100,
+        19818,
+        81559,
+    )
+    # Held, by nobody the lab knows; how long it idled is not asked of an exporter.
+    assert (h100["free"], h100["holders"], h100["idle_since"]) == (False, [], None)
+    assert (node["host"], node["exporter"]) == ("ub20-a100-k8s", "DCGM exporter")
+    (a100,) = node["gpus"]
+    # Under MIG DCGM has no utilisation of the whole GPU; its memory is used plus free.
+    assert (a100["uuid"], a100["utilization_gpu"], a100["memory_used_mib"]) == (
+        "GPU-34319582-d595-d1c7-d1d2-179bcfa61660",
+        None,
+        4845,
+    )
+    assert a100["memory_total_mib"] == 4845 + 35690
+    # In a terminal, the same.
+    assert (
+        format_lab(view).splitlines()[0]
+        == "gpu-box-7 (nvidia_gpu_exporter)  reporting  1 GPU, 0 free"
+    )
+
+
+def test_a_gpu_a_server_of_ours_reports_is_not_taken_again_from_an_exporter():
+    ours = {"host": "node-1", "gpu": "0", "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-a"}
+    smi = {"instance": "node-1:9835", "uuid": "a"}
+    answers = {
+        "utilization": [series(0.5, **ours)],
+        "memory_used": [series(40000 * MIB, **ours)],
+        "memory_total": [series(81559 * MIB, **ours)],
+        "holders": [],
+        "newest": [series(1000, host="node-1")],
+        "scrapes": [series(600, host="node-1")],
+        "known": [series(1, host="node-1")],
+        "busy_at": [],
+        "seen_from": [],
+        # The same GPU from the machine's nvidia_gpu_exporter, and a second one ours lacks.
+        "exporters": [
+            series(1, __name__="nvidia_smi_index", **smi),
+            series(0.9, __name__="nvidia_smi_utilization_gpu_ratio", **smi),
+            series(1, __name__="nvidia_smi_index", **{**smi, "uuid": "b"}),
+            series(0, __name__="nvidia_smi_memory_used_bytes", **{**smi, "uuid": "b"}),
+        ],
+    }
+    (node,) = lab_nodes(answers, 1000.0, "ana")
+    assert [(gpu.uuid, gpu.utilization_gpu, gpu.free) for gpu in node.gpus] == [
+        ("GPU-a", 50, False),
+        ("GPU-b", None, True),
+    ]
+    # A machine of ours, with a GPU of its exporter's beside.
+    assert node.exporter is None
+
+
+def test_an_exporters_machine_is_its_dcgm_hostname_else_its_scrape_targets_host():
+    assert exporter_host({"Hostname": "node-7", "instance": "10.0.0.7:9400"}) == "node-7"
+    assert exporter_host({"instance": "gpu-box-7:9835"}) == "gpu-box-7"
+    assert exporter_host({"instance": "[fd00::7]:9835"}) == "[fd00::7]"
+    assert exporter_host({"instance": "gpu-box-7"}) == "gpu-box-7"

@@ -14,7 +14,12 @@ import { LabModel, LEDGER_PERIODS } from '../lab/model';
 import { ILabView } from '../restapi/gpus';
 import { INotebookGpuNeed } from '../tokens';
 import { fakeActions } from './panelActions';
-import { lab3Machines, labLedger1h, labNode3Stopped } from './payloads';
+import {
+  lab3Machines,
+  labExporters,
+  labLedger1h,
+  labNode3Stopped
+} from './payloads';
 import { a5000Server, endpoint, fakeServer, requestedUrl } from './server';
 import { trans } from './trans';
 
@@ -125,11 +130,30 @@ describe('LabView', () => {
     ]);
     expect(own[0].textContent).toBe('00 %ana');
     expect(own[0].getAttribute('aria-label')).toContain(
-      'ana: f7d8bce8e464 holds 21.9 GiB'
+      'ana: train.ipynb holds 21.9 GiB'
     );
     const node3 = getByRole('group', { name: 'node-3' });
     expect(within(node3).getByText('8 of 8 GPUs free')).toBeTruthy();
     expect(within(node3).getAllByText('free')).toHaveLength(8);
+  });
+
+  it('shows the machines only an exporter reports, with their GPUs held by nobody known', () => {
+    const { getByRole } = renderLab(labExporters());
+
+    const box = getByRole('group', { name: 'gpu-box-7' });
+    const via = within(box).getByText('via nvidia_gpu_exporter');
+    expect(via.getAttribute('title')).toBe(
+      'No server with the GPU monitor reports this machine: its GPUs as its nvidia_gpu_exporter reports them, without notebooks.'
+    );
+    const [h100] = within(box).getAllByRole('listitem');
+    expect(h100.textContent).toBe('0100 %in use');
+    expect(h100.getAttribute('aria-label')).toContain(
+      'held by no notebook of the lab'
+    );
+    const node = getByRole('group', { name: 'ub20-a100-k8s' });
+    expect(within(node).getByText('via DCGM exporter')).toBeTruthy();
+    // Under MIG, DCGM has no utilisation of the whole GPU.
+    expect(within(node).getByRole('listitem').textContent).toBe('0n/ain use');
   });
 
   it('proposes the best GPU anywhere, linked to where the admin said', () => {
@@ -283,14 +307,14 @@ describe('the ledger', () => {
     );
 
     expect(getByText(/^1 notebook held/).textContent).toBe(
-      "1 notebook held 0.0 GPU-hours at under 30 %; the largest: ana's f7d8bce8e464, 0.0."
+      "1 notebook held 0.0 GPU-hours at under 30 %; the largest: ana's train.ipynb, 0.0."
     );
     const notebooks = getByRole('table', { name: 'GPU-hours per notebook' });
     expect(
       within(notebooks)
         .getAllByRole('row')
         .map(row => row.textContent)
-    ).toEqual(['NotebookBusyIdle-held', 'ana · f7d8bce8e464 (you)0.00.0']);
+    ).toEqual(['NotebookBusyIdle-held', 'ana · train.ipynb (you)0.00.0']);
     const users = getByRole('table', { name: 'GPU-hours per user' });
     expect(within(users).getByRole('rowheader').textContent).toBe('ana (you)');
 

@@ -52,7 +52,10 @@
  * `https://hub.lab/hub/spawn/{user}/{node}`. `lab-ledger-1h.json` is
  * `GET lab/ledger?since=3600` ten seconds after her notebook began to
  * idle-hold both GPUs, the Prometheus evaluating `prometheus/lab.yml`'s
- * rules every second.
+ * rules every second. `lab-exporters.json` is `GET lab` from a Prometheus
+ * scraping only two exporters' real scrapes, machines without a server of
+ * ours: ub20-a100-k8s's DCGM exporter (an A100 in MIG mode) and gpu-box-7's
+ * nvidia_gpu_exporter (an H100 under load).
  */
 import {
   IGpuHistory,
@@ -66,6 +69,7 @@ import A100_MIG from './fixtures/a100-mig-snapshot.json';
 import DRIVER_NOT_LOADED from './fixtures/driver-not-loaded-snapshot.json';
 import GB200_LOST from './fixtures/gb200-x2-gpu1-lost-snapshot.json';
 import LAB_3_MACHINES from './fixtures/lab-3-machines.json';
+import LAB_EXPORTERS from './fixtures/lab-exporters.json';
 import LAB_LEDGER_1H from './fixtures/lab-ledger-1h.json';
 import LAB_NODE_3_STOPPED from './fixtures/lab-node-3-stopped.json';
 import NO_GPU from './fixtures/no-gpu-snapshot.json';
@@ -101,8 +105,15 @@ export function labNode3Stopped(): ILabView {
 }
 
 /**
+ * A lab of two machines that only their exporters report, as ana sees it.
+ */
+export function labExporters(): ILabView {
+  return copy<ILabView>(LAB_EXPORTERS);
+}
+
+/**
  * Ana's notebook, idle-holding two GPUs for about ten seconds of the last
- * hour: 0.012 GPU-hours.
+ * hour: 0.007 GPU-hours.
  */
 export function labLedger1h(): ILabLedger {
   return copy<ILabLedger>(LAB_LEDGER_1H);

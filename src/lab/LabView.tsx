@@ -340,6 +340,17 @@ namespace Private {
               {trans.__('(this machine)')}
             </span>
           )}
+          {node.exporter && (
+            <span
+              className="jp-GpuMonitor-labExporter"
+              title={trans.__(
+                'No server with the GPU monitor reports this machine: its GPUs as its %1 reports them, without notebooks.',
+                node.exporter
+              )}
+            >
+              {trans.__('via %1', node.exporter)}
+            </span>
+          )}
           <span
             className={`jp-GpuMonitor-labNodeState${node.reporting ? '' : ' jp-mod-warn'}`}
           >

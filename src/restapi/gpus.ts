@@ -695,6 +695,10 @@ export interface ILabNode {
    * Its GPUs, by index.
    */
   gpus: ILabGpu[];
+  /**
+   * Where no server with the extension reports the machine, the exporter the lab scrapes there, whose GPUs these are (without notebooks, and without `idle_since`): `DCGM exporter` or `nvidia_gpu_exporter`; its host is DCGM's `Hostname` label, else the scrape target's host. Listed while its series are in Prometheus. null for a machine of the lab's servers.
+   */
+  exporter: string | null;
 }
 
 /**

@@ -104,7 +104,7 @@ test('the panel shows every machine of the lab, her notebook marked, at 250 and 
   await holdNode1Gpus(page, tmpPath);
   const panel = await openPanel(page);
   const lab = panel.getByRole('region', { name: 'Lab', exact: true });
-  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
     timeout: 60000
   });
   const node1 = lab.getByRole('group', { name: 'node-1' });
@@ -129,6 +129,13 @@ test('the panel shows every machine of the lab, her notebook marked, at 250 and 
   ).toBeVisible();
   await expect(
     lab.getByRole('group', { name: 'node-3' }).getByText('8 of 8 GPUs free')
+  ).toBeVisible();
+  // A Kubernetes node without a server of ours, as its DCGM exporter reports
+  // it.
+  await expect(
+    lab
+      .getByRole('group', { name: 'ub20-a100-k8s' })
+      .getByText('via DCGM exporter')
   ).toBeVisible();
   // No need recorded: a fifth of a card free, nobody's, the least used.
   await expect(lab.getByRole('link', { name: 'node-3 GPU 0' })).toHaveAttribute(
@@ -157,7 +164,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   });
   const tab = page.locator('#jp-GpuMonitor-lab');
   const lab = tab.getByRole('region', { name: 'Lab', exact: true });
-  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
     timeout: 60000
   });
   await expect(
@@ -206,7 +213,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   // saved a moment after it changes; no launcher to wait for.
   await page.waitForTimeout(1500);
   await page.reload({ waitForIsReady: false });
-  await expect(lab.getByText('3 of 3 machines reporting')).toBeVisible({
+  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
     timeout: 60000
   });
 
@@ -218,7 +225,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
 
   // node-3's server stops: still known, no longer reporting, greyed.
   fleet!.kill('SIGUSR1');
-  await expect(lab.getByText('2 of 3 machines reporting')).toBeVisible({
+  await expect(lab.getByText('3 of 4 machines reporting')).toBeVisible({
     timeout: 60000
   });
   const node3 = lab.getByRole('group', { name: 'node-3' });

@@ -64,7 +64,10 @@ def format_lab(view: dict[str, Any]) -> str:
         free = sum(1 for gpu in gpus if gpu["free"])
         summary = ngettext("{count} GPU, {free} free", "{count} GPUs, {free} free", len(gpus))
         summary = summary.format(count=len(gpus), free=free)
-        lines.append(f"{node['host']}  {state}  {summary}" if gpus else f"{node['host']}  {state}")
+        host = node["host"]
+        if node["exporter"]:
+            host = f"{host} ({node['exporter']})"  # no server of ours there: no notebooks
+        lines.append(f"{host}  {state}  {summary}" if gpus else f"{host}  {state}")
         lines.extend(_gpu_line(gpu, view["timestamp"]) for gpu in gpus)
     lines.append(
         gettext("{reporting} of {known} machines reporting").format(

@@ -9,6 +9,11 @@ minutes ago) is listed without GPUs.
 
 How long a GPU has idled comes from two subqueries over ``IDLE_LOOKBACK_SECONDS`` at one step a
 minute: when it was last at the low-utilisation line or over, else when it was first seen.
+
+A machine with no server of ours whose DCGM exporter or nvidia_gpu_exporter the lab scrapes is
+in the view too, its GPUs as the exporter reports them (read as the Prometheus source reads
+them) and no notebooks: its host is DCGM's ``Hostname`` label, else the scrape target's host.
+A GPU that a server of ours reports is taken from that server, whatever exporter also reports it.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from urllib.parse import quote
 
 from ..contract import constant
 from ..gpu.model import MIB
+from ..gpu.prometheus import SMI_INDEX, SMI_INFO, Sample, snapshot_from_samples
+from ..gpu.readings import DCGM_RESERVED, READING
 
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
 LOW_UTILIZATION_PERCENT = constant("LowUtilizationPercent")
@@ -42,6 +49,19 @@ QUERIES = {
     "seen_from": "min by (host, uuid) (min_over_time(timestamp(jupyter_gpu_utilization_ratio)"
     f"[{IDLE_LOOKBACK_SECONDS}s:1m]))",
 }
+
+# What the view reads of the exporters: each GPU's utilisation and memory, and what names it.
+EXPORTER_SERIES = (
+    *(
+        series
+        for field in ("utilization_gpu", "memory_used_mib", "memory_free_mib", "memory_total_mib")
+        for series in (*READING[field].dcgm, *READING[field].exporter)
+    ),
+    DCGM_RESERVED,
+    SMI_INFO,
+    SMI_INDEX,
+)
+QUERIES["exporters"] = f'{{__name__=~"{"|".join(EXPORTER_SERIES)}"}}'
 
 Result = list[dict[str, Any]]
 
@@ -79,6 +99,8 @@ class LabNode:
     # Where a user starts working on the machine (the admin's lab_open_url), or None.
     open_url: str | None = None
     gpus: list[LabGpu] = field(default_factory=list)
+    # The exporter its GPUs come from where no server of ours reports it, else None.
+    exporter: str | None = None
 
 
 def _value(series: Mapping[str, Any]) -> float:
@@ -158,6 +180,7 @@ def lab_nodes(
                 key[0], False, None, open_url(open_template, key[0], user)
             )
         node.gpus.append(gpu)
+    _add_exporters(nodes, gpus, answers["exporters"], now, user, open_template)
     for series in answers["holders"]:
         labels = series["metric"]
         gpu = gpus.get((labels.get("host", ""), labels.get("uuid", "")))
@@ -171,6 +194,59 @@ def lab_nodes(
         for gpu in node.gpus:
             gpu.holders.sort(key=lambda holder: -holder.memory_used_mib)
     return sorted(nodes.values(), key=lambda node: node.host)
+
+
+def _add_exporters(
+    nodes: dict[str, LabNode],
+    gpus: Mapping[tuple[str, str], LabGpu],
+    result: Result,
+    now: float,
+    user: str,
+    open_template: str,
+) -> None:
+    """Add the GPUs the exporters report that no server of ours does, by machine."""
+    ours = {uuid for _, uuid in gpus}
+    by_host: dict[str, list[Sample]] = {}
+    for series in result:
+        labels = series["metric"]
+        by_host.setdefault(exporter_host(labels), []).append((labels, _value(series)))
+    for host, samples in by_host.items():
+        snapshot = snapshot_from_samples(samples, now)
+        new = [gpu for gpu in snapshot.gpus if gpu.uuid and gpu.uuid not in ours]
+        if not new:
+            continue
+        node = nodes.get(host)
+        if node is None:
+            dcgm = any(labels["__name__"].startswith("DCGM_") for labels, _ in samples)
+            exporter = "DCGM exporter" if dcgm else "nvidia_gpu_exporter"
+            # Its series are there: its last scrape worked (a failed one makes them stale).
+            node = nodes[host] = LabNode(
+                host, True, now, open_url(open_template, host, user), exporter=exporter
+            )
+        for gpu in new:
+            used = gpu.memory_used_mib
+            node.gpus.append(
+                LabGpu(
+                    uuid=gpu.uuid,
+                    index=gpu.index,
+                    name=gpu.name,
+                    utilization_gpu=gpu.utilization_gpu,
+                    memory_used_mib=used,
+                    memory_total_mib=gpu.memory_total_mib,
+                    free=used is not None and used < HELD_MEMORY_MIB,
+                    idle_since=None,
+                )
+            )
+
+
+def exporter_host(labels: Mapping[str, str]) -> str:
+    """The machine an exporter's series are of: DCGM's ``Hostname`` (on Kubernetes, the node),
+    else the host of the scrape target (``instance`` without its port)."""
+    if labels.get("Hostname"):
+        return labels["Hostname"]
+    instance = labels.get("instance", "")
+    host, colon, port = instance.rpartition(":")
+    return host if colon and port.isdigit() else instance
 
 
 def own_name(label: str, own: bool, own_names: Mapping[str, str] | None) -> str:
