@@ -6,6 +6,7 @@ import * as path from 'path';
 import * as readline from 'readline';
 
 import { A5000_PID, notebookKernel, openPanel, test } from './gpuMonitor';
+import { chooseLanguage } from './language';
 import { cutOffTexts, inEachLook, lowContrastTexts } from './layout';
 import { openNotebookWith } from './testKernels';
 
@@ -95,6 +96,20 @@ async function holdNode1Gpus(
 async function expectReadable(view: Locator): Promise<void> {
   expect(await cutOffTexts(view)).toEqual([]);
   expect(await lowContrastTexts(view)).toEqual([]);
+}
+
+/**
+ * What a screenshot of the Lab tab masks: what moves with time (the free
+ * GPU's idle time, the GPUs' idle times) and her notebook's path, in the
+ * test's own folder (the digest, the notebooks' table named `notebooks`).
+ */
+function labTabMasks(lab: Locator, notebooks: string): Locator[] {
+  return [
+    lab.locator('.jp-GpuMonitor-labFree'),
+    lab.locator('.jp-GpuMonitor-labGpuIdle'),
+    lab.locator('.jp-GpuMonitor-labDigest'),
+    lab.getByRole('table', { name: notebooks }).getByRole('rowheader')
+  ];
 }
 
 test('the panel shows every machine of the lab, her notebook marked, at 250 and 500 px, light and dark', async ({
@@ -195,15 +210,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
     expect(
       await tab.screenshot({
         animations: 'disabled',
-        mask: [
-          lab.locator('.jp-GpuMonitor-labFree'),
-          lab.locator('.jp-GpuMonitor-labGpuIdle'),
-          // Her notebook's path, in the test's own folder.
-          lab.locator('.jp-GpuMonitor-labDigest'),
-          lab
-            .getByRole('table', { name: 'GPU-hours per notebook' })
-            .getByRole('rowheader')
-        ]
+        mask: labTabMasks(lab, 'GPU-hours per notebook')
       })
     ).toMatchSnapshot(`lab-tab-${theme}.png`);
   }
@@ -231,8 +238,55 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   const node3 = lab.getByRole('group', { name: 'node-3' });
   await expect(node3).toHaveClass(/jp-mod-stale/);
   await expect(node3.getByText('not reporting')).toBeVisible();
+  // The warnings readable too, in either theme.
+  await expectReadable(lab);
+  await page.theme.setDarkTheme();
+  await expectReadable(lab);
+  await page.theme.setLightTheme();
   // The free GPU is now elsewhere: none of the lab has a fifth of a card.
   await expect(lab.locator('.jp-GpuMonitor-labFree')).not.toContainText(
     'node-3'
   );
+});
+
+test.describe('In Simplified Chinese', () => {
+  // The language is the real setting: no mocked settings here, and English
+  // is put back at the end.
+  test.use({ mockSettings: false });
+
+  test('the GPU Lab tab speaks Chinese, every text whole and readable', async ({
+    page
+  }) => {
+    test.setTimeout(180000);
+    try {
+      await chooseLanguage(page, 'zh_CN', 'GPU 监控');
+      await page.evaluate(async () => {
+        await window.jupyterapp.commands.execute('gpu-monitor:open-lab');
+      });
+      const tab = page.locator('#jp-GpuMonitor-lab');
+      const lab = tab.getByRole('region', { name: '实验室', exact: true });
+      // node-3 stopped in the test before.
+      await expect(lab.getByText('4 台机器中 3 台在报告')).toBeVisible({
+        timeout: 60000
+      });
+      await expect(
+        lab
+          .getByRole('group', { name: 'ub20-a100-k8s' })
+          .getByText('来自 DCGM exporter')
+      ).toBeVisible();
+      await expectReadable(lab);
+      expect(
+        await tab.screenshot({
+          animations: 'disabled',
+          mask: [
+            ...labTabMasks(lab, '每个笔记本的 GPU 小时'),
+            // JupyterLab's own notifications (its news) may sit over it.
+            page.locator('.Toastify__toast-container')
+          ]
+        })
+      ).toMatchSnapshot('lab-tab-zh-cn.png');
+    } finally {
+      await chooseLanguage(page, 'en', 'GPU Monitor');
+    }
+  });
 });
