@@ -356,12 +356,13 @@ def snapshot_from_samples(samples: Iterable[Sample], timestamp: float) -> Snapsh
     """The snapshot that the series of one moment describe: DCGM exporter series when there
     are any, else nvidia_gpu_exporter's. No GPU among them gives a snapshot without GPUs."""
     samples = list(samples)
-    if _has_dcgm(samples):
+    if has_dcgm(samples):
         return _dcgm_snapshot(samples, timestamp)
     return _smi_snapshot(samples, timestamp)
 
 
-def _has_dcgm(samples: list[Sample]) -> bool:
+def has_dcgm(samples: list[Sample]) -> bool:
+    """Whether the samples are a DCGM exporter's (any of its series among them)."""
     return any(labels["__name__"].startswith("DCGM_") for labels, _ in samples)
 
 
@@ -437,7 +438,7 @@ class PrometheusSource:
             )
         # The answer's moment on Prometheus' clock, which its sample times are on.
         now = float(result[0]["value"][0])
-        exporter = "DCGM" if _has_dcgm(samples) else "nvidia_gpu_exporter"
+        exporter = "DCGM" if has_dcgm(samples) else "nvidia_gpu_exporter"
         self._seen.mark_lost(snapshot, newest_samples(heartbeats), now, exporter)
         return snapshot
 

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 from ..contract import constant
 from ..gpu.model import MIB
-from ..gpu.prometheus import SMI_INDEX, SMI_INFO, Sample, snapshot_from_samples
+from ..gpu.prometheus import SMI_INDEX, SMI_INFO, Sample, has_dcgm, snapshot_from_samples
 from ..gpu.readings import DCGM_RESERVED, READING
 
 HELD_MEMORY_MIB = constant("HeldMemoryMib")
@@ -217,8 +217,7 @@ def _add_exporters(
             continue
         node = nodes.get(host)
         if node is None:
-            dcgm = any(labels["__name__"].startswith("DCGM_") for labels, _ in samples)
-            exporter = "DCGM exporter" if dcgm else "nvidia_gpu_exporter"
+            exporter = "DCGM exporter" if has_dcgm(samples) else "nvidia_gpu_exporter"
             # Its series are there: its last scrape worked (a failed one makes them stale).
             node = nodes[host] = LabNode(
                 host, True, now, open_url(open_template, host, user), exporter=exporter
