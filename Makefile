@@ -158,6 +158,7 @@ bench: install
 	python bench/envs.py
 	python bench/metrics.py
 	python bench/lab.py
+	python bench/lab_ledger.py
 	jlpm build:prod
 	node --expose-gc bench/panel.mjs
 	python bench/dashboard_tick.py

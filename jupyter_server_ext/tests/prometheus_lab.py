@@ -230,10 +230,11 @@ def running_prometheus(
     scrape_configs: list[dict[str, Any]],
     port: int | None = None,
     rule_files: list[Path] | None = None,
+    flags: tuple[str, ...] = (),
 ) -> Iterator[str]:
     """A Prometheus on loopback (on ``port``, else a free one) that scrapes every second and
-    loads ``rule_files``, with its config and data in ``folder``; yields its URL once it
-    answers, and stops it on the way out."""
+    loads ``rule_files``, with its config and data in ``folder`` and ``flags`` added to its
+    command line; yields its URL once it answers, and stops it on the way out."""
     prometheus = require(PROMETHEUS)
     folder.mkdir(parents=True, exist_ok=True)
     config = folder / "prometheus.yml"
@@ -255,6 +256,7 @@ def running_prometheus(
         f"--storage.tsdb.path={folder / 'data'}",
         f"--web.listen-address=127.0.0.1:{port}",
         "--log.level=warn",
+        *flags,
     ]
     with running_process(command, folder / "prometheus.log", f"{url}/-/ready", "prometheus"):
         yield url
