@@ -67,7 +67,10 @@ class Server:
         from jupyter_server.services.sessions.sessionmanager import SessionManager
 
         specs = KernelSpecManager(kernel_dirs=[str(root / "kernels")])
-        self.kernels = AsyncMappingKernelManager(root_dir=str(root), kernel_spec_manager=specs)
+        # Connection files in the scratch folder: not the working directory, should one be left.
+        self.kernels = AsyncMappingKernelManager(
+            root_dir=str(root), kernel_spec_manager=specs, connection_dir=str(root)
+        )
         contents = AsyncFileContentsManager(root_dir=str(root))
         self.sessions = SessionManager(kernel_manager=self.kernels, contents_manager=contents)
         # Kernel id -> the pids its tree puts on the GPUs (the kernel itself and its leaves).
