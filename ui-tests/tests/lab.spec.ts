@@ -8,7 +8,7 @@ import * as readline from 'readline';
 import { A5000_PID, notebookKernel, openPanel, test } from './gpuMonitor';
 import { chooseLanguage } from './language';
 import { cutOffTexts, inEachLook, lowContrastTexts } from './layout';
-import { openNotebookWith } from './testKernels';
+import { notebookOf, openNotebookWith } from './testKernels';
 
 /**
  * node-1 of the lab: a JupyterLab of the test configuration, user ana's,
@@ -169,6 +169,75 @@ test('the panel shows every machine of the lab, her notebook marked, at 250 and 
     ).toMatchSnapshot(`lab-section-${width}-${theme}.png`);
   });
   await page.theme.setLightTheme();
+});
+
+/**
+ * A notebook whose one cell recorded, on another server, needing `mib` on
+ * one A100.
+ */
+function notebookNeeding(mib: number): object {
+  const notebook = notebookOf('python3', ['train(model)']) as {
+    cells: { metadata: object }[];
+  };
+  notebook.cells[0].metadata = {
+    gpu_monitor: {
+      last_run: {
+        peak_memory_mib: mib,
+        mean_utilization: 91.5,
+        duration_seconds: 1260,
+        gpu_name: 'NVIDIA A100-SXM4-80GB',
+        gpu_count: 1,
+        peak_memory_mib_per_gpu: [mib],
+        date: '2026-11-30T10:00:00.000Z'
+      }
+    }
+  };
+  return notebook;
+}
+
+test("Free GPU anywhere follows the current notebook's recorded need", async ({
+  page,
+  tmpPath
+}) => {
+  // 30.1 GiB: more than node-1's A5000s hold and than node-2's full V100S
+  // have free; node-3's idle H100s have it, and so does the A100 (35.7 GiB
+  // free), whose utilisation MIG does not tell: an idle H100 goes first.
+  // 90 GiB: more than any GPU of the lab has.
+  const needs: [string, number][] = [
+    ['fine-tune.ipynb', 30822],
+    ['pretrain.ipynb', 92160]
+  ];
+  for (const [name, mib] of needs) {
+    await page.contents.uploadContent(
+      JSON.stringify(notebookNeeding(mib)),
+      'text',
+      `${tmpPath}/${name}`
+    );
+  }
+  const panel = await openPanel(page);
+  const free = panel
+    .getByRole('region', { name: 'Lab', exact: true })
+    .locator('.jp-GpuMonitor-labFree');
+  await expect(free).toBeVisible({ timeout: 60000 });
+  const open = async (name: string) => {
+    await page.evaluate(async path => {
+      await window.jupyterapp.commands.execute('docmanager:open', { path });
+    }, `${tmpPath}/${name}`);
+    await page.notebook.activate(name);
+  };
+  await open('fine-tune.ipynb');
+  await expect(free).toContainText(
+    'Free GPU anywhere: node-3 GPU 0: 79.6 GiB free, idle'
+  );
+  await expect(free).toContainText("; fits this notebook's recorded 30.1 GiB");
+  await expect(
+    free.getByRole('link', { name: 'node-3 GPU 0' })
+  ).toHaveAttribute('href', NODE3_SPAWN);
+  await open('pretrain.ipynb');
+  await expect(free).toHaveText('No GPU of the lab has the room free now.');
+  // Back to the first: its own need again.
+  await page.notebook.activate('fine-tune.ipynb');
+  await expect(free).toContainText("fits this notebook's recorded 30.1 GiB");
 });
 
 test('the GPU Lab tab names each holder, filters the machines, and shows a machine that stops as stale', async ({
