@@ -5,6 +5,7 @@ a server with eight Tesla V100S."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets
@@ -14,11 +15,13 @@ from pathlib import Path
 
 import pytest
 from jupyterlab_gpu_monitor.cli.lab import format_lab
+from jupyterlab_gpu_monitor.config import GpuMonitor
 from jupyterlab_gpu_monitor.contract import constant
 from jupyterlab_gpu_monitor.gpu.model import MIB
 from jupyterlab_gpu_monitor.kernel.ledger import notebook_label
 from jupyterlab_gpu_monitor.lab import service
 from jupyterlab_gpu_monitor.lab.view import exporter_host, lab_nodes, nodes_json
+from jupyterlab_gpu_monitor.metrics import ServerIdentity
 from tornado.httpclient import HTTPClientError
 
 from .prometheus_lab import (
@@ -26,6 +29,7 @@ from .prometheus_lab import (
     free_port,
     running_jupyter_server,
     running_prometheus,
+    serving_exporter_machines,
 )
 from .replay import SMI_FIXTURES, server_config
 from .test_cli import assert_in_command_terms, run
@@ -224,6 +228,10 @@ def test_the_lab_command_without_a_lab_prometheus_says_which_option_sets_it(tmp_
     assert_in_command_terms(result)
 
 
+# The answers of the exporters' idle and last-day queries when no exporter has any.
+NO_EXPORTER_HISTORY = {"exporters_known": [], "exporters_busy_at": [], "exporters_seen_from": []}
+
+
 def series(value: float, **labels: str) -> dict:
     """One series of an instant query's answer, as Prometheus gives it, at time 1000."""
     return {"metric": labels, "value": [1000.0, str(value)]}
@@ -250,6 +258,7 @@ def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_in
         "busy_at": [],
         "seen_from": [],
         "exporters": [],
+        **NO_EXPORTER_HISTORY,
     }
     # A series of our name from another exporter, without a gpu label: shown, not a failure.
     answers["memory_total"].append(series(16 * 1024 * MIB, uuid="GPU-x", host="node-1"))
@@ -292,6 +301,7 @@ def test_a_gpu_idles_since_it_was_last_busy_or_first_seen_and_not_while_busy():
         "scrapes": [series(600, host="node-1")],
         "known": [series(1, host="node-1")],
         "exporters": [],
+        **NO_EXPORTER_HISTORY,
     }
     (node,) = lab_nodes(answers, 1000.0, "ana")
     assert [gpu.idle_since for gpu in node.gpus] == [1000 - 40 * 60, 1000 - 600, None, None]
@@ -329,7 +339,7 @@ def test_machines_only_an_exporter_reports_are_in_the_lab_with_their_gpus_and_no
         19818,
         81559,
     )
-    # Held, by nobody the lab knows; how long it idled is not asked of an exporter.
+    # Held, by nobody the lab knows, and busy: not idle.
     assert (h100["free"], h100["holders"], h100["idle_since"]) == (False, [], None)
     assert (node["host"], node["exporter"]) == ("ub20-a100-k8s", "DCGM exporter")
     (a100,) = node["gpus"]
@@ -361,6 +371,7 @@ def test_a_gpu_a_server_of_ours_reports_is_not_taken_again_from_an_exporter():
         "busy_at": [],
         "seen_from": [],
         # The same GPU from the machine's nvidia_gpu_exporter, and a second one ours lacks.
+        **NO_EXPORTER_HISTORY,
         "exporters": [
             series(1, __name__="nvidia_smi_index", **smi),
             series(0.9, __name__="nvidia_smi_utilization_gpu_ratio", **smi),
@@ -382,3 +393,80 @@ def test_an_exporters_machine_is_its_dcgm_hostname_else_its_scrape_targets_host(
     assert exporter_host({"instance": "gpu-box-7:9835"}) == "gpu-box-7"
     assert exporter_host({"instance": "[fd00::7]:9835"}) == "[fd00::7]"
     assert exporter_host({"instance": "gpu-box-7"}) == "gpu-box-7"
+
+
+def test_an_exporters_gpu_idles_as_ours_do_and_a_machine_it_stopped_reporting_stays_known():
+    dcgm = {"Hostname": "k8s-node-4", "instance": "10.0.0.4:9400", "gpu": "0", "UUID": "GPU-d"}
+    smi = {"instance": "gpu-box-7:9835", "uuid": "e"}
+    answers = {
+        "utilization": [],
+        "memory_used": [],
+        "memory_total": [series(81559 * MIB, host="node-1", uuid="GPU-a", gpu="0")],
+        "holders": [],
+        "newest": [series(1000, host="node-1")],
+        "scrapes": [series(600, host="node-1")],
+        "known": [series(1, host="node-1")],
+        "busy_at": [],
+        "seen_from": [],
+        # The A100 at 5 %, the H100 at 90 %.
+        "exporters": [
+            series(5, __name__="DCGM_FI_DEV_GPU_UTIL", **dcgm),
+            series(512, __name__="DCGM_FI_DEV_FB_USED", **dcgm),
+            series(1, __name__="nvidia_smi_index", **smi),
+            series(0.9, __name__="nvidia_smi_utilization_gpu_ratio", **smi),
+        ],
+        # The A100 was last busy 40 min ago; the H100 is busy now.
+        "exporters_busy_at": [
+            series(1000 - 40 * 60, **{k: dcgm[k] for k in ("Hostname", "instance", "UUID")}),
+            series(1000, instance="gpu-box-7:9835", uuid="e"),
+        ],
+        "exporters_seen_from": [
+            series(1000 - 6 * 3600, **{k: dcgm[k] for k in ("Hostname", "instance", "UUID")}),
+            series(1000 - 6 * 3600, instance="gpu-box-7:9835", uuid="e"),
+        ],
+        # Seen in the last day: both, a workstation whose exporter stopped, and node-1's GPU
+        # through its BMC's exporter (ours, under another name: not a machine of its own).
+        "exporters_known": [
+            series(1, **{k: dcgm[k] for k in ("Hostname", "instance", "UUID")}),
+            series(1, instance="gpu-box-7:9835", uuid="e"),
+            series(1, instance="gpu-box-9:9835", uuid="f"),
+            series(1, instance="node-1-bmc:9835", uuid="a"),
+        ],
+    }
+    box7, box9, k8s, node1 = lab_nodes(answers, 1000.0, "ana")
+    assert [(gpu.uuid, gpu.idle_since) for gpu in k8s.gpus] == [("GPU-d", 1000 - 40 * 60)]
+    assert [(gpu.uuid, gpu.idle_since) for gpu in box7.gpus] == [("GPU-e", None)]
+    assert (box9.host, box9.reporting, box9.gpus, box9.exporter) == (
+        "gpu-box-9",
+        False,
+        [],
+        "nvidia_gpu_exporter",
+    )
+    assert (k8s.exporter, box7.reporting, node1.host) == ("DCGM exporter", True, "node-1")
+
+
+def test_machines_whose_exporters_stop_stay_in_the_lab_as_not_reporting(tmp_path: Path):
+    with ExitStack() as exporters:
+        jobs = exporters.enter_context(serving_exporter_machines())
+        with running_prometheus(tmp_path / "prometheus", jobs) as prometheus:
+            lab = service.LabService(
+                GpuMonitor(lab_prometheus_url=prometheus), ServerIdentity.of("node-1", "ana")
+            )
+
+            def until_view(done) -> dict:
+                deadline = time.monotonic() + 60
+                while not done(view := asyncio.run(lab.view())):
+                    assert time.monotonic() < deadline, json.dumps(view)[:2000]
+                    time.sleep(1)
+                return view
+
+            until_view(lambda view: view["reporting"] == 2)
+            exporters.close()
+            view = until_view(lambda view: view["reporting"] == 0)
+    assert view["known"] == 2
+    assert [
+        (node["host"], node["reporting"], node["gpus"], node["exporter"]) for node in view["nodes"]
+    ] == [
+        ("gpu-box-7", False, [], "nvidia_gpu_exporter"),
+        ("ub20-a100-k8s", False, [], "DCGM exporter"),
+    ]

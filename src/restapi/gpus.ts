@@ -696,7 +696,7 @@ export interface ILabNode {
    */
   gpus: ILabGpu[];
   /**
-   * Where no server with the extension reports the machine, the exporter the lab scrapes there, whose GPUs these are (without notebooks, and without `idle_since`): `DCGM exporter` or `nvidia_gpu_exporter`; its host is DCGM's `Hostname` label, else the scrape target's host. Listed while its series are in Prometheus. null for a machine of the lab's servers.
+   * Where no server with the extension reports the machine, the exporter the lab scrapes there, whose GPUs these are (without notebooks): `DCGM exporter` or `nvidia_gpu_exporter`; its host is DCGM's `Hostname` label, else the scrape target's host. Listed for a day after its exporter last reported, as not reporting once it stops. null for a machine of the lab's servers.
    */
   exporter: string | null;
 }

@@ -14,6 +14,10 @@ A machine with no server of ours whose DCGM exporter or nvidia_gpu_exporter the 
 in the view too, its GPUs as the exporter reports them (read as the Prometheus source reads
 them) and no notebooks: its host is DCGM's ``Hostname`` label, else the scrape target's host.
 A GPU that a server of ours reports is taken from that server, whatever exporter also reports it.
+Its GPUs' idle time is asked as for ours, of the exporters' own series; whether it was seen
+in the last day, of each GPU's memory series at a step of 5 minutes (a sample a lookback, not
+every scrape of a day), and at every scrape of the last 10 minutes: a machine that reported for
+less than 5 minutes longer ago than that may be left out.
 """
 
 from __future__ import annotations
@@ -50,18 +54,52 @@ QUERIES = {
     f"[{IDLE_LOOKBACK_SECONDS}s:1m]))",
 }
 
+
+def _any_of(names: tuple[str, ...]) -> str:
+    """A PromQL selector of the series of any of ``names``."""
+    return f'{{__name__=~"{"|".join(names)}"}}'
+
+
+def _exporters(reading: str) -> tuple[str, ...]:
+    """The exporters' series of a reading: DCGM's, then nvidia_gpu_exporter's."""
+    return (*READING[reading].dcgm, *READING[reading].exporter)
+
+
+_UTILIZATION = READING["utilization_gpu"]
+# Each exporter's GPU by the labels that tell it: its machine (DCGM's Hostname, else the scrape
+# target) and its uuid (DCGM's UUID, nvidia_gpu_exporter's uuid).
+_EXPORTER_GPU = "Hostname, instance, UUID, uuid"
+# At the low-utilisation line or over, in each exporter's unit.
+_EXPORTER_BUSY = " or ".join(
+    f"{name} >= {LOW_UTILIZATION_PERCENT / factor:g}"
+    for names, factor in (
+        (_UTILIZATION.dcgm, _UTILIZATION.dcgm_factor),
+        (_UTILIZATION.exporter, _UTILIZATION.exporter_factor),
+    )
+    for name in names
+)
+_EXPORTER_MEMORY = _any_of(_exporters("memory_used_mib"))  # one series a GPU, each exporter
+QUERIES |= {
+    "exporters_known": f"max by ({_EXPORTER_GPU}) ("
+    f"present_over_time({_EXPORTER_MEMORY}[1d:5m]) or present_over_time({_EXPORTER_MEMORY}[10m]))",
+    "exporters_busy_at": f"max by ({_EXPORTER_GPU}) "
+    f"(max_over_time(timestamp({_EXPORTER_BUSY})[{IDLE_LOOKBACK_SECONDS}s:1m]))",
+    "exporters_seen_from": f"min by ({_EXPORTER_GPU}) (min_over_time("
+    f"timestamp({_any_of(_exporters('utilization_gpu'))})[{IDLE_LOOKBACK_SECONDS}s:1m]))",
+}
+
 # What the view reads of the exporters: each GPU's utilisation and memory, and what names it.
 EXPORTER_SERIES = (
     *(
         series
-        for field in ("utilization_gpu", "memory_used_mib", "memory_free_mib", "memory_total_mib")
-        for series in (*READING[field].dcgm, *READING[field].exporter)
+        for reading in ("utilization_gpu", "memory_used_mib", "memory_free_mib", "memory_total_mib")
+        for series in _exporters(reading)
     ),
     DCGM_RESERVED,
     SMI_INFO,
     SMI_INDEX,
 )
-QUERIES["exporters"] = f'{{__name__=~"{"|".join(EXPORTER_SERIES)}"}}'
+QUERIES["exporters"] = _any_of(EXPORTER_SERIES)
 
 Result = list[dict[str, Any]]
 
@@ -168,11 +206,7 @@ def lab_nodes(
             memory_used_mib=mib_used,
             memory_total_mib=total[key] / MIB,
             free=mib_used is not None and mib_used < HELD_MEMORY_MIB,
-            idle_since=(
-                max(busy_at.get(key, 0.0), seen_from.get(key, now))
-                if percent is not None and percent < LOW_UTILIZATION_PERCENT
-                else None
-            ),
+            idle_since=_idle_since(percent, busy_at.get(key), seen_from.get(key), now),
         )
         node = nodes.get(key[0])
         if node is None:
@@ -180,7 +214,7 @@ def lab_nodes(
                 key[0], False, None, open_url(open_template, key[0], user)
             )
         node.gpus.append(gpu)
-    _add_exporters(nodes, gpus, answers["exporters"], now, user, open_template)
+    _add_exporters(nodes, gpus, answers, now, user, open_template)
     for series in answers["holders"]:
         labels = series["metric"]
         gpu = gpus.get((labels.get("host", ""), labels.get("uuid", "")))
@@ -196,18 +230,42 @@ def lab_nodes(
     return sorted(nodes.values(), key=lambda node: node.host)
 
 
+def _idle_since(
+    percent: float | None, busy_at: float | None, seen_from: float | None, now: float
+) -> float | None:
+    """Since when a GPU under the low-utilisation line has been: its last time at the line or
+    over, else when it was first seen in the lookback; None while it is over the line, or its
+    utilisation is not known."""
+    if percent is None or percent >= LOW_UTILIZATION_PERCENT:
+        return None
+    return max(busy_at or 0.0, now if seen_from is None else seen_from)
+
+
+def _by_exporter_gpu(result: Result) -> dict[tuple[str, str], float]:
+    return {_exporter_gpu(s["metric"]): _value(s) for s in result}
+
+
+def _exporter_gpu(labels: Mapping[str, str]) -> tuple[str, str]:
+    """An exporter's GPU: its machine, and its uuid as the Prometheus source writes it."""
+    uuid = labels.get("UUID") or (f"GPU-{labels['uuid']}" if labels.get("uuid") else "")
+    return exporter_host(labels), uuid
+
+
 def _add_exporters(
     nodes: dict[str, LabNode],
     gpus: Mapping[tuple[str, str], LabGpu],
-    result: Result,
+    answers: Mapping[str, Result],
     now: float,
     user: str,
     open_template: str,
 ) -> None:
-    """Add the GPUs the exporters report that no server of ours does, by machine."""
+    """Add the GPUs the exporters report that no server of ours does, by machine; and the
+    machines an exporter reported in the last day but not now, as not reporting."""
     ours = {uuid for _, uuid in gpus}
+    busy_at = _by_exporter_gpu(answers["exporters_busy_at"])
+    seen_from = _by_exporter_gpu(answers["exporters_seen_from"])
     by_host: dict[str, list[Sample]] = {}
-    for series in result:
+    for series in answers["exporters"]:
         labels = series["metric"]
         by_host.setdefault(exporter_host(labels), []).append((labels, _value(series)))
     for host, samples in by_host.items():
@@ -224,17 +282,27 @@ def _add_exporters(
             )
         for gpu in new:
             used = gpu.memory_used_mib
+            key = (host, str(gpu.uuid))
             node.gpus.append(
                 LabGpu(
-                    uuid=gpu.uuid,
+                    uuid=key[1],
                     index=gpu.index,
                     name=gpu.name,
                     utilization_gpu=gpu.utilization_gpu,
                     memory_used_mib=used,
                     memory_total_mib=gpu.memory_total_mib,
                     free=used is not None and used < HELD_MEMORY_MIB,
-                    idle_since=None,
+                    idle_since=_idle_since(
+                        gpu.utilization_gpu, busy_at.get(key), seen_from.get(key), now
+                    ),
                 )
+            )
+    for series in answers["exporters_known"]:
+        host, uuid = _exporter_gpu(series["metric"])
+        if host not in nodes and uuid not in ours:
+            exporter = "DCGM exporter" if "UUID" in series["metric"] else "nvidia_gpu_exporter"
+            nodes[host] = LabNode(
+                host, False, None, open_url(open_template, host, user), exporter=exporter
             )
 
 
