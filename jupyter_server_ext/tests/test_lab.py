@@ -228,13 +228,19 @@ def test_the_lab_command_without_a_lab_prometheus_says_which_option_sets_it(tmp_
     assert_in_command_terms(result)
 
 
-# The answers of the exporters' idle and last-day queries when no exporter has any.
-NO_EXPORTER_HISTORY = {"exporters_known": [], "exporters_busy_at": [], "exporters_seen_from": []}
-
-
 def series(value: float, **labels: str) -> dict:
     """One series of an instant query's answer, as Prometheus gives it, at time 1000."""
     return {"metric": labels, "value": [1000.0, str(value)]}
+
+
+# The answers of the exporters' idle and last-day queries when no exporter has any.
+NO_EXPORTER_HISTORY = {"exporters_known": [], "exporters_busy_at": [], "exporters_seen_from": []}
+# node-1's server, scraped every second and newest at 1000.
+NODE1_REPORTING = {
+    "newest": [series(1000, host="node-1")],
+    "scrapes": [series(600, host="node-1")],
+    "known": [series(1, host="node-1")],
+}
 
 
 def test_a_gpu_is_free_under_the_held_memory_and_a_machine_reports_within_two_intervals():
@@ -297,9 +303,7 @@ def test_a_gpu_idles_since_it_was_last_busy_or_first_seen_and_not_while_busy():
             series(1000 - 6 * 3600, uuid="GPU-c", host="node-1"),
         ],
         "holders": [],
-        "newest": [series(1000, host="node-1")],
-        "scrapes": [series(600, host="node-1")],
-        "known": [series(1, host="node-1")],
+        **NODE1_REPORTING,
         "exporters": [],
         **NO_EXPORTER_HISTORY,
     }
@@ -365,13 +369,11 @@ def test_a_gpu_a_server_of_ours_reports_is_not_taken_again_from_an_exporter():
         "memory_used": [series(40000 * MIB, **ours)],
         "memory_total": [series(81559 * MIB, **ours)],
         "holders": [],
-        "newest": [series(1000, host="node-1")],
-        "scrapes": [series(600, host="node-1")],
-        "known": [series(1, host="node-1")],
+        **NODE1_REPORTING,
         "busy_at": [],
         "seen_from": [],
-        # The same GPU from the machine's nvidia_gpu_exporter, and a second one ours lacks.
         **NO_EXPORTER_HISTORY,
+        # The same GPU from the machine's nvidia_gpu_exporter, and a second one ours lacks.
         "exporters": [
             series(1, __name__="nvidia_smi_index", **smi),
             series(0.9, __name__="nvidia_smi_utilization_gpu_ratio", **smi),
@@ -403,9 +405,7 @@ def test_an_exporters_gpu_idles_as_ours_do_and_a_machine_it_stopped_reporting_st
         "memory_used": [],
         "memory_total": [series(81559 * MIB, host="node-1", uuid="GPU-a", gpu="0")],
         "holders": [],
-        "newest": [series(1000, host="node-1")],
-        "scrapes": [series(600, host="node-1")],
-        "known": [series(1, host="node-1")],
+        **NODE1_REPORTING,
         "busy_at": [],
         "seen_from": [],
         # The A100 at 5 %, the H100 at 90 %.
