@@ -2,10 +2,10 @@
 lab's rules and scraping every second node-1, a JupyterLab of this folder's test configuration
 (user ana, the two-A5000 capture), node-2, cleo's jupyter server (the eight V100S under load),
 and node-3, dan's (eight idle H100 80GB), each with the fake nvidia-smi replaying its real
-capture; and ub20-a100-k8s, a Kubernetes node with no server of ours whose DCGM exporter's
-real scrape it serves (an A100 in MIG mode). Not the nvidia_gpu_exporter machine of the tests:
-its capture's masked uuid is node-3's GPU 0's, masked alike, so the lab would rightly take it
-for that GPU.
+capture; and two machines with no server of ours whose exporters' real scrapes it serves:
+ub20-a100-k8s, a Kubernetes node's DCGM exporter (an A100 in MIG mode), and gpu-box-7, a
+workstation's nvidia_gpu_exporter (an H100 under load; its capture's masked uuid, node-3's GPU
+0's masked alike, replaced: two GPUs, not one).
 
     python lab_fleet.py NODE1_PORT
 
@@ -28,7 +28,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "jupyter_server_ext"))
 
 from tests.prometheus_lab import (  # noqa: E402
-    EXPORTER_MACHINES,
     LAB_RULES,
     free_port,
     rules_every_second,
@@ -40,6 +39,8 @@ from tests.prometheus_lab import (  # noqa: E402
 from tests.replay import SMI_FIXTURES  # noqa: E402
 
 FOLDER = HERE / ".lab-fleet"
+# gpu-box-7's H100, masked as the captures mask (GPU 0 of no other capture).
+GPU_BOX_UUID = "00000000-0000-0000-0000-0000000000b7"
 OTHERS = {
     "cleo": ("node-2", "xml/tesla-v100s-pcie-32gb-x8-driver-460.73.01-v11.xml"),
     "dan": ("node-3", "xml/h100-80gb-hbm3-x8-driver-580.105.08-v13.xml"),
@@ -63,7 +64,9 @@ def main(node1_port: int) -> None:
         FOLDER.mkdir(parents=True)
         # The lab's rules, evaluated every second: the ledger fills within the test.
         rules = [rules_every_second(LAB_RULES, FOLDER)]
-        exporters = running.enter_context(serving_exporter_machines(EXPORTER_MACHINES[:1]))
+        exporters = running.enter_context(
+            serving_exporter_machines(uuids={"nvidia_gpu_exporter": GPU_BOX_UUID})
+        )
         prometheus = running.enter_context(
             running_prometheus(FOLDER / "prometheus", [job, *exporters], rule_files=rules)
         )

@@ -20,7 +20,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -142,13 +142,25 @@ EXPORTER_MACHINES = (
 )
 
 
+# The uuid an anonymised capture gives its GPU 0 (nvidia_gpu_exporter's H100 and the H100 XML's).
+MASKED_UUID = b"00000000-0000-0000-0000-000000000000"
+
+
 @contextmanager
 def serving_exporter_machines(
     machines: tuple[tuple[str, Path, str], ...] = EXPORTER_MACHINES,
+    uuids: Mapping[str, str] | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
     """The ``machines``' scrapes served; yields the scrape jobs of a Prometheus that scrapes
-    them as a lab would."""
-    with serving_scrapes([scrape for _, scrape, _ in machines]) as url:
+    them as a lab would. ``uuids``: job -> the uuid that replaces ``MASKED_UUID`` in its
+    scrape, for a lab that also holds another capture masked alike (else one GPU to the lab)."""
+    bodies = {
+        f"/{scrape.name}": scrape_body(scrape).replace(
+            MASKED_UUID, (uuids or {}).get(job, MASKED_UUID.decode()).encode()
+        )
+        for job, scrape, _ in machines
+    }
+    with serving_bodies(bodies) as url:
         address = urllib.parse.urlsplit(url).netloc
         yield [
             {

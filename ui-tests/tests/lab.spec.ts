@@ -119,7 +119,7 @@ test('the panel shows every machine of the lab, her notebook marked, at 250 and 
   await holdNode1Gpus(page, tmpPath);
   const panel = await openPanel(page);
   const lab = panel.getByRole('region', { name: 'Lab', exact: true });
-  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
+  await expect(lab.getByText('5 of 5 machines reporting')).toBeVisible({
     timeout: 60000
   });
   const node1 = lab.getByRole('group', { name: 'node-1' });
@@ -248,7 +248,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   });
   const tab = page.locator('#jp-GpuMonitor-lab');
   const lab = tab.getByRole('region', { name: 'Lab', exact: true });
-  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
+  await expect(lab.getByText('5 of 5 machines reporting')).toBeVisible({
     timeout: 60000
   });
   await expect(
@@ -289,7 +289,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
   // saved a moment after it changes; no launcher to wait for.
   await page.waitForTimeout(1500);
   await page.reload({ waitForIsReady: false });
-  await expect(lab.getByText('4 of 4 machines reporting')).toBeVisible({
+  await expect(lab.getByText('5 of 5 machines reporting')).toBeVisible({
     timeout: 60000
   });
 
@@ -301,7 +301,7 @@ test('the GPU Lab tab names each holder, filters the machines, and shows a machi
 
   // node-3's server stops: still known, no longer reporting, greyed.
   fleet!.kill('SIGUSR1');
-  await expect(lab.getByText('3 of 4 machines reporting')).toBeVisible({
+  await expect(lab.getByText('4 of 5 machines reporting')).toBeVisible({
     timeout: 60000
   });
   const node3 = lab.getByRole('group', { name: 'node-3' });
@@ -335,7 +335,7 @@ test.describe('In Simplified Chinese', () => {
       const tab = page.locator('#jp-GpuMonitor-lab');
       const lab = tab.getByRole('region', { name: '实验室', exact: true });
       // node-3 stopped in the test before.
-      await expect(lab.getByText('4 台机器中 3 台在报告')).toBeVisible({
+      await expect(lab.getByText('5 台机器中 4 台在报告')).toBeVisible({
         timeout: 60000
       });
       await expect(
