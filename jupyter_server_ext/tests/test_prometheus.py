@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,9 @@ from jupyterlab_gpu_monitor.gpu.model import Snapshot
 from jupyterlab_gpu_monitor.gpu.nvidia_smi import parse_saved_output
 from jupyterlab_gpu_monitor.gpu.prometheus import PrometheusSource, snapshot_from_samples
 from jupyterlab_gpu_monitor.gpu.sampler import Sampler
-from jupyterlab_gpu_monitor.metrics import GPU_SERIES, GpuCollector, series_name
+from jupyterlab_gpu_monitor.lab.service import LabService
+from jupyterlab_gpu_monitor.lab.view import QUERIES
+from jupyterlab_gpu_monitor.metrics import GPU_SERIES, GpuCollector, ServerIdentity, series_name
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.httpclient import AsyncHTTPClient
@@ -413,31 +416,39 @@ class BearerProxy(tornado.web.RequestHandler):
     """What stands in front of many a Prometheus (kube-rbac-proxy, oauth2-proxy): a bearer
     token check, then the request passed on."""
 
-    def initialize(self, upstream: str, token: str) -> None:
-        self.upstream, self.token = upstream, token
+    def initialize(self, upstream: str, token: str, client: AsyncHTTPClient) -> None:
+        self.upstream, self.token, self.client = upstream, token, client
 
     async def get(self) -> None:
         if self.request.headers.get("Authorization") != f"Bearer {self.token}":
             raise tornado.web.HTTPError(401)
-        answer = await AsyncHTTPClient().fetch(self.upstream + self.request.uri, raise_error=False)
+        answer = await self.client.fetch(self.upstream + self.request.uri, raise_error=False)
         self.set_status(answer.code)
         self.finish(answer.body)
 
 
-async def test_bearer_token_file_is_sent_and_re_read_when_it_changes(prometheus, tmp_path):
-    token_file = tmp_path / "token"
-    app = tornado.web.Application(
-        [(r"/.*", BearerProxy, {"upstream": prometheus, "token": "s3cret"})]
-    )
-    proxy = tornado.httpserver.HTTPServer(app)
+@contextmanager
+def bearer_proxy(upstream: str, token: str) -> Iterator[str]:
+    """A ``BearerProxy`` in front of ``upstream``, on loopback and the running event loop;
+    yields its URL."""
+    # Its own client: the loop's shared one (10 requests at a time) is the one the requests
+    # the proxy passes on wait in.
+    client = AsyncHTTPClient(force_instance=True, max_clients=64)
+    routes = [(r"/.*", BearerProxy, {"upstream": upstream, "token": token, "client": client})]
+    proxy = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
     sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
     proxy.add_sockets(sockets)
-    source = PrometheusSource(
-        f"http://127.0.0.1:{sockets[0].getsockname()[1]}",
-        node(H100),
-        bearer_token_file=str(token_file),
-    )
     try:
+        yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+    finally:
+        proxy.stop()
+        client.close()
+
+
+async def test_bearer_token_file_is_sent_and_re_read_when_it_changes(prometheus, tmp_path):
+    token_file = tmp_path / "token"
+    with bearer_proxy(prometheus, "s3cret") as url:
+        source = PrometheusSource(url, node(H100), bearer_token_file=str(token_file))
         with pytest.raises(GpuReadError) as missing:
             await source.sample()
         token_file.write_text("expired\n")
@@ -445,11 +456,71 @@ async def test_bearer_token_file_is_sent_and_re_read_when_it_changes(prometheus,
             await source.sample()
         token_file.write_text("s3cret\n")  # rotated in place, as Kubernetes does
         snapshot = await source.sample()
-    finally:
-        proxy.stop()
     assert missing.value.kind == "permission" and "token file" in missing.value.message
     assert refused.value.kind == "permission" and "401" in refused.value.message
     assert snapshot.gpus[0].memory_used_mib == 19818
+
+
+async def test_the_labs_token_file_is_sent_and_without_it_the_lab_view_says_which_setting(
+    prometheus, tmp_path
+):
+    token_file = tmp_path / "lab-token"
+    ana = ServerIdentity.of("node-1", "ana")
+    with bearer_proxy(prometheus, "s3cret") as url:
+        settings = GpuMonitor(
+            lab_prometheus_url=url, lab_prometheus_bearer_token_file=str(token_file)
+        )
+        token_file.write_text("expired\n")
+        refused = await LabService(settings, ana).view()
+        token_file.write_text("s3cret\n")
+        view = await LabService(settings, ana).view()
+    assert (refused["error"]["kind"], refused["nodes"]) == ("permission", [])
+    assert "GpuMonitor.lab_prometheus_bearer_token_file" in refused["error"]["hint"]
+    # Through the proxy, the lab: the exporters' machines this Prometheus scrapes.
+    assert view["error"] is None
+    assert "ub20-a100-k8s" in {node["host"] for node in view["nodes"]}
+
+
+class HeldRequests(tornado.web.RequestHandler):
+    """A Prometheus that takes requests in and answers none until ``released``; ``all_taken``
+    is set once it holds ``expected`` of them."""
+
+    def initialize(
+        self, taken: list[str], expected: int, all_taken: asyncio.Event, released: asyncio.Event
+    ) -> None:
+        self.taken, self.expected = taken, expected
+        self.all_taken, self.released = all_taken, released
+
+    async def get(self) -> None:
+        self.taken.append(self.request.uri)
+        if len(self.taken) >= self.expected:
+            self.all_taken.set()
+        await self.released.wait()
+        raise tornado.web.HTTPError(503)
+
+
+async def test_a_lab_prometheus_that_hangs_does_not_hold_up_this_servers_gpu_reads(prometheus):
+    all_taken, released = asyncio.Event(), asyncio.Event()
+    state = {"taken": [], "expected": len(QUERIES), "all_taken": all_taken, "released": released}
+    hanging = tornado.httpserver.HTTPServer(
+        tornado.web.Application([(r"/.*", HeldRequests, state)])
+    )
+    sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
+    hanging.add_sockets(sockets)
+    settings = GpuMonitor(
+        lab_prometheus_url=f"http://127.0.0.1:{sockets[0].getsockname()[1]}", command_timeout=60
+    )
+    view = asyncio.ensure_future(LabService(settings, ServerIdentity.of("node-1", "ana")).view())
+    try:
+        # Every query of the view in flight at once, held; meanwhile this server's GPUs are
+        # read from their own Prometheus as ever.
+        await asyncio.wait_for(all_taken.wait(), 30)
+        snapshot = await PrometheusSource(prometheus, node(H100)).sample()
+    finally:
+        released.set()
+        await view
+        hanging.stop()
+    assert snapshot.error is None and snapshot.gpus[0].memory_used_mib == 19818
 
 
 def test_selector_setting_must_be_written_in_braces():

@@ -9,6 +9,7 @@ Prometheus' (a wrong URL, a bad query); ``not_installed`` when no URL is configu
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,9 +23,14 @@ from .. import blocking
 from ..translation import gettext
 from .errors import GpuReadError
 
+# Requests in flight to one Prometheus at most; the lab's view asks a dozen at once.
+MAX_REQUESTS = 16
+
 
 class PrometheusApi:
-    """One Prometheus, asked through the event loop's shared HTTP client."""
+    """One Prometheus, asked through an HTTP client of its own: the event loop's shared one runs
+    10 requests at a time for everyone, so the lab's dozen queries to a slow Prometheus would
+    hold up the GPU reads from another (and time them out in its queue)."""
 
     def __init__(
         self,
@@ -44,6 +50,8 @@ class PrometheusApi:
         self._timeout_seconds = timeout_seconds
         self._bearer_token_file = bearer_token_file
         self._verify_tls = verify_tls
+        self._client: AsyncHTTPClient | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     async def query(self, promql: str) -> list[dict[str, Any]]:
         """An instant query's result."""
@@ -59,7 +67,7 @@ class PrometheusApi:
         # Prometheus stops the evaluation too, instead of finishing work nobody waits for.
         query = urlencode({**params, "timeout": f"{self._timeout_seconds:g}s"})
         try:
-            response = await AsyncHTTPClient().fetch(
+            response = await self._http().fetch(
                 f"{self._url}/api/v1/{endpoint}?{query}",
                 headers=headers,
                 connect_timeout=self._timeout_seconds,
@@ -77,6 +85,15 @@ class PrometheusApi:
                 "unknown", message.format(url=self._url, error=error), "unreachable"
             ) from None
         return self._result(response)
+
+    def _http(self) -> AsyncHTTPClient:
+        """This Prometheus' client on the running event loop (a command line may run several
+        loops in turn, and a client works on the loop it was made on)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            self._client = AsyncHTTPClient(force_instance=True, max_clients=MAX_REQUESTS)
+            self._client_loop = loop
+        return self._client
 
     def failure(self, kind: str, message: str, hint: str | None = None) -> GpuReadError:
         return GpuReadError(kind, message, gettext(self._hints[hint or kind]))
