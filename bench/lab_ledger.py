@@ -19,6 +19,7 @@ the 100 notebooks of the day and those they took over from.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import math
@@ -51,6 +52,7 @@ MEASURES = {
 }
 
 
+@functools.cache  # asked at every sample of the notebook's day
 def notebook(machine: int, slot: int, day: int) -> tuple[str, str]:
     """The user and the notebook label (a path's hash, the default label) in a machine's slot
     on a day."""

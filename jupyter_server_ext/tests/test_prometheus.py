@@ -434,15 +434,26 @@ def bearer_proxy(upstream: str, token: str) -> Iterator[str]:
     # Its own client: the loop's shared one (10 requests at a time) is the one the requests
     # the proxy passes on wait in.
     client = AsyncHTTPClient(force_instance=True, max_clients=64)
-    routes = [(r"/.*", BearerProxy, {"upstream": upstream, "token": token, "client": client})]
-    proxy = tornado.httpserver.HTTPServer(tornado.web.Application(routes))
+    try:
+        with serving_handler(
+            BearerProxy, {"upstream": upstream, "token": token, "client": client}
+        ) as url:
+            yield url
+    finally:
+        client.close()
+
+
+@contextmanager
+def serving_handler(handler: type[tornado.web.RequestHandler], arguments: dict) -> Iterator[str]:
+    """``handler`` answering every path on loopback, on the running event loop; yields its
+    URL."""
+    server = tornado.httpserver.HTTPServer(tornado.web.Application([(r"/.*", handler, arguments)]))
     sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
-    proxy.add_sockets(sockets)
+    server.add_sockets(sockets)
     try:
         yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
     finally:
-        proxy.stop()
-        client.close()
+        server.stop()
 
 
 async def test_bearer_token_file_is_sent_and_re_read_when_it_changes(prometheus, tmp_path):
@@ -502,24 +513,18 @@ class HeldRequests(tornado.web.RequestHandler):
 async def test_a_lab_prometheus_that_hangs_does_not_hold_up_this_servers_gpu_reads(prometheus):
     all_taken, released = asyncio.Event(), asyncio.Event()
     state = {"taken": [], "expected": len(QUERIES), "all_taken": all_taken, "released": released}
-    hanging = tornado.httpserver.HTTPServer(
-        tornado.web.Application([(r"/.*", HeldRequests, state)])
-    )
-    sockets = tornado.netutil.bind_sockets(0, "127.0.0.1")
-    hanging.add_sockets(sockets)
-    settings = GpuMonitor(
-        lab_prometheus_url=f"http://127.0.0.1:{sockets[0].getsockname()[1]}", command_timeout=60
-    )
-    view = asyncio.ensure_future(LabService(settings, ServerIdentity.of("node-1", "ana")).view())
-    try:
-        # Every query of the view in flight at once, held; meanwhile this server's GPUs are
-        # read from their own Prometheus as ever.
-        await asyncio.wait_for(all_taken.wait(), 30)
-        snapshot = await PrometheusSource(prometheus, node(H100)).sample()
-    finally:
-        released.set()
-        await view
-        hanging.stop()
+    with serving_handler(HeldRequests, state) as hanging:
+        settings = GpuMonitor(lab_prometheus_url=hanging, command_timeout=60)
+        ana = ServerIdentity.of("node-1", "ana")
+        view = asyncio.ensure_future(LabService(settings, ana).view())
+        try:
+            # Every query of the view in flight at once, held; meanwhile this server's GPUs
+            # are read from their own Prometheus as ever.
+            await asyncio.wait_for(all_taken.wait(), 30)
+            snapshot = await PrometheusSource(prometheus, node(H100)).sample()
+        finally:
+            released.set()
+            await view
     assert snapshot.error is None and snapshot.gpus[0].memory_used_mib == 19818
 
 

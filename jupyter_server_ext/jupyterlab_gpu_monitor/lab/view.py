@@ -245,6 +245,11 @@ def _by_exporter_gpu(result: Result) -> dict[tuple[str, str], float]:
     return {_exporter_gpu(s["metric"]): _value(s) for s in result}
 
 
+def _exporter_name(dcgm: bool) -> str:
+    """The ``exporter`` of a machine: a DCGM exporter's, else nvidia_gpu_exporter's."""
+    return "DCGM exporter" if dcgm else "nvidia_gpu_exporter"
+
+
 def _exporter_gpu(labels: Mapping[str, str]) -> tuple[str, str]:
     """An exporter's GPU: its machine, and its uuid as the Prometheus source writes it."""
     uuid = labels.get("UUID") or (f"GPU-{labels['uuid']}" if labels.get("uuid") else "")
@@ -275,7 +280,7 @@ def _add_exporters(
             continue
         node = nodes.get(host)
         if node is None:
-            exporter = "DCGM exporter" if has_dcgm(samples) else "nvidia_gpu_exporter"
+            exporter = _exporter_name(has_dcgm(samples))
             # Its series are there: its last scrape worked (a failed one makes them stale).
             node = nodes[host] = LabNode(
                 host, True, now, open_url(open_template, host, user), exporter=exporter
@@ -300,7 +305,7 @@ def _add_exporters(
     for series in answers["exporters_known"]:
         host, uuid = _exporter_gpu(series["metric"])
         if host not in nodes and uuid not in ours:
-            exporter = "DCGM exporter" if "UUID" in series["metric"] else "nvidia_gpu_exporter"
+            exporter = _exporter_name("UUID" in series["metric"])  # DCGM's label
             nodes[host] = LabNode(
                 host, False, None, open_url(open_template, host, user), exporter=exporter
             )
