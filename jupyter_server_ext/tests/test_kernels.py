@@ -282,3 +282,36 @@ def test_past_a_reads_budget_gpu_processes_are_joined_again_in_turns(monkeypatch
         for sleeper in sleepers:
             sleeper.kill()
             sleeper.wait()
+
+
+async def test_a_kernels_state_and_process_follow_it_through_a_cell_and_a_restart(
+    jp_fetch, jp_serverapp
+):
+    # The listing watches each kernel's execution state rather than reading it at every read:
+    # what a status message from the kernel sets must show at the next listing all the same.
+    notebook = await start_session(jp_fetch, "loop.ipynb")
+    kernel_id = notebook["kernel"]["id"]
+    await run_in_kernel(jp_serverapp, kernel_id, "pass")
+
+    async def listed() -> dict:
+        (kernel,) = await get_json(jp_fetch, "kernels")
+        return kernel
+
+    async def until_listed(state: str) -> dict:
+        for _ in range(200):
+            kernel = await listed()
+            if kernel["execution_state"] == state:
+                return kernel
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"the kernel stayed listed {kernel['execution_state']}")
+
+    assert (await until_listed("idle"))["pid"] == kernel_pid(jp_serverapp, kernel_id)
+    cell = asyncio.create_task(run_in_kernel(jp_serverapp, kernel_id, "import time; time.sleep(3)"))
+    await until_listed("busy")
+    await cell
+    await until_listed("idle")
+
+    before = kernel_pid(jp_serverapp, kernel_id)
+    await jp_fetch("api", "kernels", kernel_id, "restart", method="POST", body="{}")
+    restarted = await until_listed("idle")
+    assert restarted["pid"] == kernel_pid(jp_serverapp, kernel_id) != before

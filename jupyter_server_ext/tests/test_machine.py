@@ -3,6 +3,7 @@ machine's own readings through psutil, and each kernel's CPU and memory from rea
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -278,6 +279,40 @@ def test_an_idle_kernels_tree_is_walked_again_after_a_while_a_busy_ones_at_each_
     monkeypatch.setattr(kernel_usage, "SETTLED_SECONDS", 0.0)
     walked = reader.read({"k": pid}, settled={"k"})["k"]
     assert walked.processes == 1 and walked.cpu_percent is not None
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_a_trees_files_stay_open_between_reads_and_close_once_its_processes_end(kernel_tree):
+    # A read opens each process's stat and children files once and reads them again at the
+    # next reads (the CPU test above reads through them); a server reading hundreds of kernels
+    # for weeks must not keep the files of a process that ended, nor more than its share.
+    pid, (busy, idle) = kernel_tree
+    before = open_files()
+    reader = KernelUsageReader()
+    for _ in range(3):
+        assert reader.read({"train": pid})["train"].processes == 3
+    assert open_files() == before + 2 * 3
+    for child in (busy, idle):
+        killed(child)
+    assert reader.read({"train": pid})["train"].processes == 1
+    assert open_files() == before + 2
+
+    # One reaped (no zombie left): its kept file answers ESRCH, and is closed.
+    kept = process_reads.KeptFiles()
+    sleeper = subprocess.Popen(["sleep", "60"])
+    assert process_reads.ProcessReads(kept=kept).stat(sleeper.pid) is not None
+    assert open_files() == before + 2 + 1
+    sleeper.kill()
+    sleeper.wait()
+    assert process_reads.ProcessReads(kept=kept).stat(sleeper.pid) is None
+    assert open_files() == before + 2
+
+    reads = process_reads.ProcessReads(kept=process_reads.KeptFiles(limit=1))
+    assert all(reads.stat(member) is not None for member in (pid, os.getpid(), os.getppid()))
+    assert open_files() == before + 2 + 1
 
 
 def test_past_a_reads_budget_trees_and_processes_are_read_in_turns(kernel_tree, monkeypatch):

@@ -92,13 +92,6 @@ class _Kernel:
         twin.last_seen = self.last_seen
         return twin
 
-    def active(self) -> bool:
-        """Whether its last figures are anything but unmeasured and nothing held: a kernel
-        that is not, and is not seen at a read, costs nothing there."""
-        return not math.isnan(self.cpu.last(_UNMEASURED)) or any(
-            runs.last(0.0) for runs in self.memory.values()
-        )
-
 
 class KernelHistory:
     """Per read, the GPU memory each kernel held and its CPU; bounded like the Sampler's
@@ -114,7 +107,7 @@ class KernelHistory:
         self._head = 0
         self._first_read = 0  # the number of the read at self._times[0]
         self._kernels: dict[str, _Kernel] = {}
-        self._active: set[str] = set()
+        self._holding: set[str] = set()  # the kernels holding GPU memory at the last read
         self._uses: Mapping[str, KernelUse] = {}  # each kernel's use at the last read
 
     def __len__(self) -> int:
@@ -136,40 +129,50 @@ class KernelHistory:
         usage: Iterable[KernelGpuUsage],
         machine_use: Mapping[str, KernelUse],
     ) -> None:
-        """Record one read's per-kernel GPU memory and CPU."""
+        """Record one read's per-kernel GPU memory and CPU. A kernel whose reading is the read
+        before's (an idle kernel's last walk: the same object) and that holds no GPU memory is
+        only seen again: with 200 idle kernels, that is most of them at most reads."""
         read = self._first_read + len(self._times)
         self._times.append(timestamp)
         held: dict[str, dict[int, float]] = {}
         for entry in usage:
             held.setdefault(entry.kernel_id, {})[entry.gpu_index] = entry.memory_used_mib
-        seen = held.keys() | {
-            kernel_id for kernel_id, use in machine_use.items() if use.cpu_percent is not None
-        }
-        for kernel_id in seen | self._active:
-            kernel = self._kernels.get(kernel_id)
-            if kernel is None:
-                kernel = self._kernels[kernel_id] = _Kernel()
-            use = machine_use.get(kernel_id)
-            unchanged = use is not None and use is self._uses.get(kernel_id)
-            unchanged = unchanged and kernel_id not in held
-            if unchanged and use.cpu_percent is not None and not kernel.memory:
-                # The reading of the read before (an idle kernel's last walk), and no GPU
-                # memory, now or ever: only seen again.
-                kernel.last_seen = read
+        before = self._uses
+        # Those holding memory now or at the read before, and those gone since, are recorded;
+        # of the others, those with a new reading.
+        visit = dict.fromkeys(itertools.chain(held, self._holding, before.keys() - machine_use))
+        for kernel_id, use in machine_use.items():
+            if kernel_id in visit:
                 continue
-            cpu = use.cpu_percent if use is not None else None
-            kernel.cpu.set(read, _UNMEASURED if cpu is None else cpu)
-            holdings = held.get(kernel_id, {})
-            for gpu in kernel.memory.keys() | holdings.keys():
-                kernel.memory.setdefault(gpu, _Runs()).set(read, holdings.get(gpu, 0.0))
-            if kernel_id in seen:
+            kernel = self._kernels.get(kernel_id)
+            if kernel is None or use is not before.get(kernel_id):
+                visit[kernel_id] = None
+            elif use.cpu_percent is not None:
                 kernel.last_seen = read
-            if kernel.active():
-                self._active.add(kernel_id)
-            else:
-                self._active.discard(kernel_id)
+        for kernel_id in visit:
+            self._record(kernel_id, read, machine_use.get(kernel_id), held.get(kernel_id))
         self._uses = machine_use
         self._age(timestamp)
+
+    def _record(
+        self, kernel_id: str, read: int, use: KernelUse | None, held: dict[int, float] | None
+    ) -> None:
+        """Record a kernel's figures at a read: its CPU (unmeasured without a reading) and
+        the memory it held on each GPU (0 where none)."""
+        kernel = self._kernels.get(kernel_id)
+        if kernel is None:
+            kernel = self._kernels[kernel_id] = _Kernel()
+        cpu = use.cpu_percent if use is not None else None
+        kernel.cpu.set(read, _UNMEASURED if cpu is None else cpu)
+        holdings = held or {}
+        for gpu in kernel.memory.keys() | holdings.keys():
+            kernel.memory.setdefault(gpu, _Runs()).set(read, holdings.get(gpu, 0.0))
+        if cpu is not None or holdings:
+            kernel.last_seen = read
+        if any(holdings.values()):
+            self._holding.add(kernel_id)
+        else:
+            self._holding.discard(kernel_id)
 
     def _age(self, now: float) -> None:
         """Let the reads older than the history go, and with them, every capacity reads, the
@@ -184,7 +187,7 @@ class KernelHistory:
         self._first_read += self._head
         self._head = 0
         for kernel_id, kernel in list(self._kernels.items()):
-            if kernel.last_seen < self._first_read and kernel_id not in self._active:
+            if kernel.last_seen < self._first_read and kernel_id not in self._holding:
                 del self._kernels[kernel_id]
                 continue
             kernel.cpu.forget_before(self._first_read)

@@ -5,6 +5,7 @@ list them: what jupyter_server's kernel and session managers hold, read cheaply 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,43 +58,77 @@ class SessionsOfKernels:
         return changes if isinstance(changes, int) else None
 
 
+class _Listed:
+    """A kernel as listed: its manager, and its execution state as the manager's trait last
+    said (the trait is watched: reading a trait costs more than the rest of a kernel's
+    listing)."""
+
+    __slots__ = ("kernel", "manager", "state", "watcher")
+
+    def __init__(self, manager: Any):
+        self.manager = manager
+        self.kernel: RunningKernel | None = None
+        self.watcher: Callable[[Any], None] | None = None
+        has_trait = getattr(manager, "has_trait", None)
+        if callable(has_trait) and has_trait("execution_state"):
+            self.watcher = self._changed
+            manager.observe(self.watcher, names="execution_state")
+        self.state = getattr(manager, "execution_state", None)
+
+    def _changed(self, change: Any) -> None:
+        self.state = change["new"]
+
+    def execution_state(self) -> str | None:
+        if self.watcher is None:
+            return getattr(self.manager, "execution_state", None)
+        return self.state
+
+    def forget(self) -> None:
+        if self.watcher is not None:
+            self.manager.unobserve(self.watcher, names="execution_state")
+
+
 class KernelListing:
     """This server's kernels with their process and session (notebook or console path), read
-    at every read of the GPUs: each kernel's manager is looked up once, and a kernel whose
-    process, state and session are as at the read before is the same object, not a new one."""
+    at every read of the GPUs: each kernel's manager is looked up once and its execution state
+    watched, and a kernel whose process, state and session are as at the read before is the
+    same object, not a new one."""
 
     def __init__(self, kernel_manager: Any, session_manager: Any):
         self._kernel_manager = kernel_manager
         self._sessions = SessionsOfKernels(session_manager)
-        self._listed: dict[str, tuple[Any, RunningKernel]] = {}
+        self._listed: dict[str, _Listed] = {}
 
     async def kernels(self) -> list[RunningKernel]:
         """The kernels now; without their sessions, with a warning, when the session manager
         fails."""
         kernel_ids = list(self._kernel_manager.list_kernel_ids())
         by_kernel = await self._sessions.by_kernel(kernel_ids)
+        before = self._listed
         listed = {}
         for kernel_id in kernel_ids:
-            manager, before = self._listed.get(kernel_id, (None, None))
-            if manager is None:
+            entry = before.pop(kernel_id, None)
+            if entry is None:
                 try:
-                    manager = self._kernel_manager.get_kernel(kernel_id)
+                    entry = _Listed(self._kernel_manager.get_kernel(kernel_id))
                 except KeyError:
                     continue  # shut down since it was listed
             session = by_kernel.get(kernel_id, {})
-            now = (
-                getattr(getattr(manager, "provisioner", None), "pid", None),
-                getattr(manager, "execution_state", None),
-                session.get("path"),
-                session.get("type"),
-            )
-            if before is None or now != (
-                before.pid,
-                before.execution_state,
-                before.session_path,
-                before.session_type,
+            pid = getattr(getattr(entry.manager, "provisioner", None), "pid", None)
+            state = entry.execution_state()
+            path, kind = session.get("path"), session.get("type")
+            kernel = entry.kernel
+            if (
+                kernel is None
+                or kernel.pid != pid
+                or kernel.execution_state != state
+                or kernel.session_path != path
+                or kernel.session_type != kind
             ):
-                before = RunningKernel(kernel_id, getattr(manager, "kernel_name", ""), *now)
-            listed[kernel_id] = (manager, before)
+                name = getattr(entry.manager, "kernel_name", "")
+                entry.kernel = RunningKernel(kernel_id, name, pid, state, path, kind)
+            listed[kernel_id] = entry
+        for gone in before.values():
+            gone.forget()
         self._listed = listed
-        return [kernel for _, kernel in listed.values()]
+        return [entry.kernel for entry in listed.values()]

@@ -32,7 +32,13 @@ from pathlib import Path
 import psutil
 
 from ..machine.model import MIB, rate_seconds
-from ..machine.process_reads import LifelongFacts, ProcessReads, ProcessStat, in_turns
+from ..machine.process_reads import (
+    KeptFiles,
+    LifelongFacts,
+    ProcessReads,
+    ProcessStat,
+    in_turns,
+)
 
 # How many processes one kernel's tree is walked for, at most: a fork bomb in a cell must not
 # make each read walk it all.
@@ -93,6 +99,7 @@ class KernelUsageReader:
         # CPU over a longer time than this is none (see model.rate_window).
         self._max_rate_seconds = max_rate_seconds
         self._lifelong = LifelongFacts()
+        self._kept = KeptFiles()
         self._walks: dict[str, _Walk] = {}
         self._previous_at: float | None = None
         # The same for single processes (read_processes), remembered apart: they are read
@@ -104,7 +111,8 @@ class KernelUsageReader:
         """A new moment's view of the process table, for ``read``, ``read_processes`` and the
         join of the same read to share; what processes keep for life carried over."""
         self._lifelong.next_moment()
-        return ProcessReads(self._proc, self._lifelong)
+        self._kept.next_moment()
+        return ProcessReads(self._proc, self._lifelong, self._kept)
 
     def read(
         self,

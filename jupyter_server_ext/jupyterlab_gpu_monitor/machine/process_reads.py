@@ -5,15 +5,18 @@ join of the GPU processes to the kernels (parents, owners, start times) and the 
 processes (their CPU, memory and command line). Most of these are the same processes: here
 each one's ``/proc/<pid>/stat`` is read at most once a moment, and what a process keeps for its
 life (its real user, its command line) once in its life. On Linux the files are read with
-``os.read``, a fraction of psutil's cost per field; elsewhere psutil reads the same facts.
-Those who read processes known from an earlier moment take turns within ``READ_BUDGET``
-(``in_turns``).
+``os.read``, a fraction of psutil's cost per field, and the two read at every moment (``stat``
+and ``children``) are kept open while their process is read (``KeptFiles``); elsewhere psutil
+reads the same facts. Those who read processes known from an earlier moment take turns within
+``READ_BUDGET`` (``in_turns``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import resource
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -32,6 +35,15 @@ Key = TypeVar("Key")
 # The most of a command line kept: enough for a script and its arguments, not a megabyte of
 # them (a process's arguments may be as long as the system allows).
 MAX_COMMAND_CHARS = 1000
+
+
+# How many /proc files KeptFiles keeps open at most, and the share of this process's limit on
+# open files it may take: the rest is the server's (each kernel alone holds five sockets).
+MAX_KEPT_FILES = 2048
+KEPT_FILES_SHARE = 4
+# How many moments a process's files stay open without being read: longer than a tree waits
+# for its turn (see READ_BUDGET) or an idle kernel for its walk (usage.SETTLED_SECONDS).
+KEPT_FILES_MOMENTS = 60
 
 
 class ProcessStat(NamedTuple):
@@ -59,6 +71,98 @@ class LifelongFacts:
 
     def next_moment(self) -> None:
         self._kept, self._seen = self._seen, {}
+
+
+class KeptFiles:
+    """The ``/proc/<pid>/...`` files read at every moment, kept open from one to the next: a
+    kept file is read again with one ``pread``, where opening it costs an open, a read and a
+    close (together three times as long, and a third of a read with 200 kernels).
+
+    An open /proc file stays bound to its process: once that process is gone its stat answers
+    ESRCH and its children nothing, even when the pid has gone to another process since. So a
+    failed read closes the pid's files, and its path is opened anew: a new process with the
+    pid is read as new. A pid not read for ``KEPT_FILES_MOMENTS`` has its files closed; past
+    the limit, files are opened and closed at each read as before."""
+
+    def __init__(self, limit: int | None = None):
+        self._limit = _kept_files_limit() if limit is None else limit
+        self._files: dict[int, dict[str, int]] = {}  # pid -> file name -> descriptor
+        self._used: dict[int, int] = {}  # pid -> the moment it was last read at
+        self._count = 0
+        self._moment = 0
+        # Closed with their holder (a server's join lives as long as the server).
+        self._closing = weakref.finalize(self, _close_all, self._files)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def read(self, path: str, pid: int, name: str) -> bytes:
+        """``path``, the file ``name`` of process ``pid``; raises OSError as ``os.open`` and
+        ``os.read`` do."""
+        files = self._files.get(pid)
+        descriptor = files.get(name) if files is not None else None
+        if descriptor is not None:
+            try:
+                text = os.pread(descriptor, 4096, 0)
+            except OSError:
+                self.forget(pid)  # its process is gone: the path may name another now
+            else:
+                self._used[pid] = self._moment
+                return text
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            text = os.read(descriptor, 4096)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        if self._count < self._limit:
+            self._files.setdefault(pid, {})[name] = descriptor
+            self._used[pid] = self._moment
+            self._count += 1
+        else:
+            os.close(descriptor)
+        return text
+
+    def forget(self, pid: int) -> None:
+        """Close the files of ``pid``'s process."""
+        for descriptor in self._files.pop(pid, {}).values():
+            os.close(descriptor)
+            self._count -= 1
+        self._used.pop(pid, None)
+
+    def next_moment(self) -> None:
+        """A new moment; now and then, close the files of processes no longer read."""
+        self._moment += 1
+        if self._moment % 16 == 0:
+            stale = [
+                pid
+                for pid, moment in self._used.items()
+                if self._moment - moment > KEPT_FILES_MOMENTS
+            ]
+            for pid in stale:
+                self.forget(pid)
+
+    def close(self) -> None:
+        self._closing()
+        self._used.clear()
+        self._count = 0
+
+
+def _close_all(files: dict[int, dict[str, int]]) -> None:
+    for named in files.values():
+        for descriptor in named.values():
+            os.close(descriptor)
+    files.clear()
+
+
+def _kept_files_limit() -> int:
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (OSError, ValueError):
+        return 0
+    if soft == resource.RLIM_INFINITY:
+        return MAX_KEPT_FILES
+    return min(MAX_KEPT_FILES, soft // KEPT_FILES_SHARE)
 
 
 def in_turns(
@@ -91,11 +195,18 @@ class ProcessReads:
     """The process table at one moment, each process read at most once. Blocking (reads
     /proc): use it off the event loop."""
 
-    def __init__(self, proc: Path = Path("/proc"), lifelong: LifelongFacts | None = None):
+    def __init__(
+        self,
+        proc: Path = Path("/proc"),
+        lifelong: LifelongFacts | None = None,
+        kept: KeptFiles | None = None,
+    ):
         self._proc = proc
         self._prefix = str(proc)
         self.linux, self.ticks_per_second, self._page_size, self._boot_time = _system(proc)
         self._lifelong = lifelong if lifelong is not None else LifelongFacts()
+        # The stat and children files kept open from an earlier moment; none: opened each time.
+        self._kept = kept if kept is not None else KeptFiles(limit=0)
         self._stats: dict[int, ProcessStat | None] = {}
 
     @property
@@ -124,7 +235,7 @@ class ProcessReads:
         if not self.linux:
             return None
         try:
-            text = self._read(f"{self._prefix}/{pid}/task/{pid}/children")
+            text = self._kept.read(f"{self._prefix}/{pid}/task/{pid}/children", pid, "children")
         except FileNotFoundError:
             # Gone since its stat was read: no children. Still there: no such files here.
             return None if (self._proc / str(pid)).exists() else []
@@ -163,12 +274,13 @@ class ProcessReads:
 
     def _read_stat(self, pid: int) -> ProcessStat | None:
         try:
-            text = self._read(f"{self._prefix}/{pid}/stat")
+            text = self._kept.read(f"{self._prefix}/{pid}/stat", pid, "stat")
         except OSError:
             return None
         # The command name is in parentheses and may hold spaces and parentheses itself.
         fields = text[text.rfind(b")") + 2 :].split()
         if fields[:1] == [b"Z"]:
+            self._kept.forget(pid)  # it has ended: its files will tell nothing more
             return None
         try:
             return ProcessStat(
