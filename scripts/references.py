@@ -310,7 +310,8 @@ jupyter_server's own kernel API (`/api/kernels`).""",
   "remote": false, "execution_state": "idle", "session_path": "train.ipynb",
   "session_type": "notebook", "memory_used_mib": 22430,
   "gpus": [{"index": 0, "uuid": "GPU-12345678-aaaa-bbbb-cccc-0123456789ab",
-            "name": "NVIDIA RTX A5000", "memory_used_mib": 22430, "utilization_gpu": 0}],
+            "name": "NVIDIA RTX A5000", "memory_used_mib": 22430, "utilization_gpu": 0,
+            "idle_held_since": 1718000123.4}],
   "cpu_percent": 0.0, "memory_rss_mib": 51.14, "processes": 1
 }]""",
             )

@@ -111,10 +111,8 @@ class _Annotation:
         self._stalled = False  # the last machine reading timed out (logged once while it lasts)
 
     async def __call__(self, snapshot: Snapshot) -> None:
-        join = self._kernels.join
-        await join(snapshot)
-        self._kernels.history.append(snapshot.timestamp, join.usage, join.machine_use)
-        self._kernels.ledger.record(snapshot, join.usage)
+        await self._kernels.join(snapshot)
+        self._kernels.record(snapshot)
         try:
             snapshot.machine = await blocking.run(
                 blocking.MACHINE,

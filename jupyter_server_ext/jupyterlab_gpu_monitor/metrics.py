@@ -19,7 +19,7 @@ import logging
 import os
 import socket
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -171,6 +171,7 @@ FILESYSTEM_SIZE = "jupyter_machine_filesystem_size_bytes"
 KERNEL_CPU = "jupyter_kernel_cpu_utilization_ratio"
 KERNEL_RESIDENT = "jupyter_kernel_memory_resident_bytes"
 KERNEL_MEMORY = "jupyter_gpu_kernel_memory_used_bytes"
+KERNEL_IDLE_HELD = "jupyter_gpu_kernel_idle_held_seconds"
 SERVER_INFO = "jupyter_server_info"
 LEDGER_BUSY = "jupyter_notebook_gpu_busy_seconds"  # counters: the exposition adds _total
 LEDGER_IDLE_HELD = "jupyter_notebook_gpu_idle_held_seconds"
@@ -193,6 +194,7 @@ SERIES_NAMES = (
     KERNEL_CPU,
     KERNEL_RESIDENT,
     KERNEL_MEMORY,
+    KERNEL_IDLE_HELD,
     SERVER_INFO,
     f"{LEDGER_BUSY}_total",
     f"{LEDGER_IDLE_HELD}_total",
@@ -290,12 +292,15 @@ class GpuCollector(Collector):
         kernel_machine: Callable[[], Iterable[KernelMachineUse]] | None = None,
         identity: ServerIdentity | None = None,
         ledger: Callable[[], Iterable[NotebookGpuAccount]] | None = None,
+        idle_held: Callable[[], Mapping[tuple[str, int], float]] | None = None,
     ):
         self._sampler = sampler
         self._kernel_usage = kernel_usage
         self._kernel_machine = kernel_machine
         self._identity = identity or ServerIdentity.of()
         self._ledger = ledger
+        # (kernel id, GPU index) -> since when the kernel holds that GPU idle.
+        self._idle_held = idle_held
 
     def collect(self) -> Iterator[Metric]:
         """The families of the latest read; GPU series only when it succeeded, since a failed
@@ -336,9 +341,7 @@ class GpuCollector(Collector):
         if good:
             assert snapshot is not None
             yield from self._gpu_families(snapshot)
-            kernels = self._kernel_family()
-            if kernels is not None:
-                yield kernels
+            yield from self._kernel_families(snapshot.timestamp)
 
     def _ledger_families(self) -> Iterator[Metric]:
         if self._ledger is None:
@@ -448,22 +451,30 @@ class GpuCollector(Collector):
             if family.samples:
                 yield family
 
-    def _kernel_family(self) -> Metric | None:
+    def _kernel_families(self, now: float) -> Iterator[Metric]:
+        """Each kernel's GPU memory per GPU, and how long it has held a GPU idle (as of the
+        read at ``now``)."""
         if self._kernel_usage is None:
-            return None
+            return
         identity = self._identity
         memory: dict[tuple[str, ...], float] = defaultdict(float)
+        idle_held: dict[tuple[str, ...], float] = {}
         try:
+            since = self._idle_held() if self._idle_held is not None else {}
             for entry in self._kernel_usage():
                 if entry.memory_used_mib is not None:
                     kernel = (entry.kernel_id, identity.notebook(entry.path))
-                    labels = (*kernel, identity.host, identity.user, str(entry.gpu_index))
+                    gpu = (str(entry.gpu_index), entry.gpu_uuid or "")
+                    labels = (*kernel, identity.host, identity.user, *gpu)
                     # Summed: two rows for one kernel and GPU would be a duplicate series.
-                    memory[(*labels, entry.gpu_uuid or "")] += entry.memory_used_mib
+                    memory[labels] += entry.memory_used_mib
+                    held_since = since.get((entry.kernel_id, entry.gpu_index))
+                    if held_since is not None:
+                        idle_held[labels] = now - held_since
         except Exception:
             # The GPU series stand without the kernel join; the log says why it failed.
             log.exception("per-kernel GPU memory for the metrics failed")
-            return None
+            return
         family = GaugeMetricFamily(
             KERNEL_MEMORY,
             "GPU memory held by a kernel of this server and its child processes",
@@ -471,7 +482,15 @@ class GpuCollector(Collector):
         )
         for labels, mib in memory.items():
             family.add_metric(list(labels), mib * MIB)
-        return family if family.samples else None
+        held = GaugeMetricFamily(
+            KERNEL_IDLE_HELD,
+            "How long a kernel of this server has held a GPU idle: at least the held-memory "
+            "rule's memory there, the GPU under the low-utilisation rule and the kernel idle",
+            labels=KERNEL_LABELS,
+        )
+        for labels, seconds in idle_held.items():
+            held.add_metric(list(labels), seconds)
+        yield from (each for each in (family, held) if each.samples)
 
 
 def _machine_families(machine: MachineReading) -> Iterator[Metric]:

@@ -335,7 +335,10 @@ class KernelsHandler(GpuMonitorHandler):
         kernel_join = self.kernels.join
         kernels = await kernel_join.kernels()
         settle_starting(self.kernel_manager, kernels)
-        self.finish(json.dumps(kernels_summary(snapshot, kernels, kernel_join.machine_use)))
+        summary = kernels_summary(
+            snapshot, kernels, kernel_join.machine_use, self.kernels.idle_held.since()
+        )
+        self.finish(json.dumps(summary))
 
 
 class LabHandler(GpuMonitorHandler):
@@ -539,6 +542,7 @@ class MetricsHandler(GpuMonitorHandler):
                 config.metrics_host, config.metrics_user, config.metrics_notebook_label
             ),
             self.kernels.ledger.accounts,
+            self.kernels.idle_held.since,
         )
         return render(collector, encoder)
 

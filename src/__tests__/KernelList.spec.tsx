@@ -4,8 +4,13 @@ import * as React from 'react';
 import { KernelList } from '../components/KernelList';
 import { IKernelSummary } from '../restapi/kernels';
 import { fakeActions } from './panelActions';
-import { a5000Kernels } from './payloads';
+import { a5000KernelSnapshot, a5000Kernels } from './payloads';
 import { trans } from './trans';
+
+/**
+ * The time of the read the kernels were recorded after.
+ */
+const RECORDED = a5000KernelSnapshot().timestamp;
 
 /**
  * The recorded kernels, `train.ipynb`'s (39676 MiB) and `idle.ipynb`'s (none),
@@ -24,7 +29,12 @@ function kernelsIn(trainState: string, idleState: string): IKernelSummary[] {
  */
 function buttonsByRow(kernels: IKernelSummary[]): string[][] {
   const { getByRole } = render(
-    <KernelList kernels={kernels} actions={fakeActions()} trans={trans} />
+    <KernelList
+      kernels={kernels}
+      now={RECORDED}
+      actions={fakeActions()}
+      trans={trans}
+    />
   );
   const table = getByRole('table', { name: 'GPU memory of my kernels' });
   return within(table)
@@ -66,7 +76,12 @@ describe("KernelList's release of cached GPU memory", () => {
     const actions = fakeActions();
     const kernels = kernelsIn('idle', 'idle');
     const { getByRole } = render(
-      <KernelList kernels={kernels} actions={actions} trans={trans} />
+      <KernelList
+        kernels={kernels}
+        now={RECORDED}
+        actions={actions}
+        trans={trans}
+      />
     );
 
     fireEvent.click(
@@ -80,5 +95,62 @@ describe("KernelList's release of cached GPU memory", () => {
       'train.ipynb'
     );
     expect(actions.shutDownKernel).not.toHaveBeenCalled();
+  });
+});
+
+describe("KernelList's idle-held line", () => {
+  /**
+   * The idle-held line of train.ipynb's row (the recorded kernel holding the
+   * two A5000 at 0 %) `later` seconds after the recorded kernel went idle;
+   * null when none.
+   */
+  function idleHeldLine(
+    later: number,
+    kernels = a5000Kernels()
+  ): string | null {
+    const since = a5000Kernels()[0].gpus[0].idle_held_since!;
+    const { container } = render(
+      <KernelList
+        kernels={kernels}
+        now={since + later}
+        actions={fakeActions()}
+        trans={trans}
+      />
+    );
+    return (
+      container.querySelector('.jp-GpuMonitor-idleHeld')?.textContent ?? null
+    );
+  }
+
+  it('says how long the kernel has held its GPUs idle, and how much it holds there', () => {
+    expect(idleHeldLine(2 * 3600 + 10 * 60)).toBe(
+      'Idle 2 h 10 min, holding 38.7 GiB'
+    );
+  });
+
+  it('says nothing in the minute after a cell ends, nor for a kernel in use', () => {
+    expect(idleHeldLine(59)).toBeNull();
+    const [train, idle] = a5000Kernels();
+    const inUse = {
+      ...train,
+      gpus: train.gpus.map(gpu => ({ ...gpu, idle_held_since: null }))
+    };
+    expect(idleHeldLine(3600, [inUse, idle])).toBeNull();
+  });
+
+  it('counts only the GPUs it holds idle, from the earliest', () => {
+    const [train, idle] = a5000Kernels();
+    const since = train.gpus[0].idle_held_since!;
+    const oneIdle = {
+      ...train,
+      gpus: [
+        { ...train.gpus[0], idle_held_since: since - 600 },
+        { ...train.gpus[1], idle_held_since: null }
+      ]
+    };
+    // GPU 0's 22430 MiB, idle from 10 min before the recorded start.
+    expect(idleHeldLine(60, [oneIdle, idle])).toBe(
+      'Idle 11 min 0 s, holding 21.9 GiB'
+    );
   });
 });

@@ -9,6 +9,11 @@ import { a5000KernelSnapshot, a5000Kernels } from './payloads';
 import { trans } from './trans';
 
 /**
+ * The time of the read the kernels were recorded after.
+ */
+const RECORDED = a5000KernelSnapshot().timestamp;
+
+/**
  * The machine the recording server ran on, at its read (its host: no
  * cgroup limits it), with set figures where a test reads them: two cores at
  * 64 and 70 %, 1.6 of 23.5 GiB in use, 72 kB/s read, 36 kB/s written, 5 kB/s
@@ -111,7 +116,12 @@ describe("KernelList's machine use", () => {
     ];
 
     const { getByRole } = render(
-      <KernelList kernels={kernels} actions={fakeActions()} trans={trans} />
+      <KernelList
+        kernels={kernels}
+        now={RECORDED}
+        actions={fakeActions()}
+        trans={trans}
+      />
     );
 
     const table = getByRole('table', { name: 'GPU memory of my kernels' });

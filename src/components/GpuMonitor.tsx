@@ -281,6 +281,7 @@ namespace Private {
           {model.kernels && model.kernels.length > 0 && (
             <KernelList
               kernels={model.kernels}
+              now={snapshot.timestamp}
               actions={actions}
               trans={trans}
             />

@@ -2,8 +2,14 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { canReleaseCache } from '../kernels/cacheRelease';
-import { formatList, formatMemory, formatPercent } from '../format/units';
+import {
+  formatDuration,
+  formatList,
+  formatMemory,
+  formatPercent
+} from '../format/units';
 import { IKernelSummary } from '../restapi/kernels';
+import { LOW_UTILIZATION_PERCENT } from '../restapi/rules';
 import { IPanelActions } from './actions';
 import { KernelOwner } from './KernelOwner';
 
@@ -20,6 +26,11 @@ export namespace KernelList {
      */
     kernels: readonly IKernelSummary[];
     /**
+     * The time of the latest read, in seconds since the epoch (the server's
+     * clock, as the kernels' idle-held times are).
+     */
+    now: number;
+    /**
      * What the links and buttons do.
      */
     actions: IPanelActions;
@@ -35,7 +46,7 @@ export namespace KernelList {
  * across GPUs, the most first, so that a forgotten notebook holding 30 GiB
  * is one click from being freed (an idle one that imported torch may also
  * give back what torch caches); under its name, the CPU and memory it and
- * the processes it started use.
+ * the processes it started use, and how long it has held GPU memory idle.
  */
 export function KernelList(props: KernelList.IProps): React.ReactElement {
   const { actions, trans } = props;
@@ -91,6 +102,7 @@ export function KernelList(props: KernelList.IProps): React.ReactElement {
                     {Private.machineUse(kernel, trans)}
                   </span>
                 )}
+                {Private.idleHeld(kernel, props.now, trans)}
               </td>
               <td>
                 {Private.memory(kernel, trans)}
@@ -140,6 +152,49 @@ namespace Private {
     return kernel.cpu_percent === null
       ? ram
       : trans.__('CPU %1 · %2', formatPercent(kernel.cpu_percent, trans), ram);
+  }
+
+  /**
+   * How long an idle kernel must have held GPU memory for nothing before it
+   * says so: every cell that ends leaves its kernel idle with its memory,
+   * which is no news for a minute.
+   */
+  export const IDLE_HELD_SHOWN_SECONDS = 60;
+
+  /**
+   * "Idle 2 h 10 min, holding 30.1 GiB": since the kernel went idle on the
+   * GPUs it holds idle (the server's rule, see `idle_held_since`), and the
+   * memory it holds there; nothing under a minute.
+   */
+  export function idleHeld(
+    kernel: IKernelSummary,
+    now: number,
+    trans: TranslationBundle
+  ): React.ReactElement | null {
+    const held = kernel.gpus.filter(gpu => gpu.idle_held_since !== null);
+    if (held.length === 0) {
+      return null;
+    }
+    const since = Math.min(...held.map(gpu => gpu.idle_held_since!));
+    if (now - since < IDLE_HELD_SHOWN_SECONDS) {
+      return null;
+    }
+    const mib = held.reduce((sum, gpu) => sum + gpu.memory_used_mib, 0);
+    return (
+      <span
+        className="jp-GpuMonitor-idleHeld"
+        title={trans.__(
+          'The kernel has been idle, its GPUs under %1 %, while it held this memory',
+          LOW_UTILIZATION_PERCENT
+        )}
+      >
+        {trans.__(
+          'Idle %1, holding %2',
+          formatDuration(now - since, trans),
+          formatMemory(mib, trans)
+        )}
+      </span>
+    );
   }
 
   /**

@@ -33,6 +33,10 @@ export interface IKernelGpuUsage {
    * The GPU's utilisation, in percent.
    */
   utilization_gpu: number | null;
+  /**
+   * Since when the kernel has held this GPU idle, in seconds since the epoch: at least the held-memory rule's MiB here (`HeldMemoryMib` in rules.json), the GPU under the low-utilisation rule (`LowUtilizationPercent`) and the kernel idle, at every read since then and since its last activity; null while any of the three does not hold.
+   */
+  idle_held_since: number | null;
 }
 
 /**

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,9 +126,11 @@ def kernels_summary(
     snapshot: Snapshot | None,
     kernels: list[RunningKernel],
     machine_use: dict[str, KernelUse] | None = None,
+    idle_held: Mapping[tuple[str, int], float] | None = None,
 ) -> list[dict]:
     """``GET kernels``: every kernel of this server with the GPU memory it holds, most first,
-    and what it uses of the machine at the last read."""
+    what it uses of the machine at the last read, and since when it holds a GPU idle
+    (``idle_held``: (kernel id, GPU index) -> since when, see ``idle_held.py``)."""
     usage = kernel_usage(snapshot, kernels) if snapshot is not None else []
     summary = []
     for kernel in kernels:
@@ -140,6 +142,7 @@ def kernels_summary(
                 "name": entry.gpu_name,
                 "memory_used_mib": entry.memory_used_mib,
                 "utilization_gpu": entry.utilization_gpu,
+                "idle_held_since": (idle_held or {}).get((kernel.kernel_id, entry.gpu_index)),
             }
             for entry in usage
             if entry.kernel_id == kernel.kernel_id
@@ -181,8 +184,9 @@ class KernelJoin:
         self._rows = JoinedRows()
         self.usage: list[KernelGpuUsage] = []
         self.machine_use: dict[str, KernelUse] = {}
-        # Kernel id -> its notebook or console, at the latest read.
+        # Kernel id -> its notebook or console, and its execution state, at the latest read.
         self._paths: dict[str, str | None] = {}
+        self.states: dict[str, str | None] = {}
         # Whether the last walk of /proc did not return in time (logged once while it lasts).
         self._stalled = False
 
@@ -203,6 +207,7 @@ class KernelJoin:
             kernels = []
         local = {kernel.kernel_id: kernel.pid for kernel in kernels if kernel.pid is not None}
         self._paths = {kernel.kernel_id: kernel.session_path for kernel in kernels}
+        self.states = {kernel.kernel_id: kernel.execution_state for kernel in kernels}
         # One trip to a MACHINE thread for all of it: each part reads /proc. Keyed: a walk
         # stuck on a process (one in uninterruptible sleep can hang a read of its /proc files)
         # leaves the next reads unjoined rather than stacking walks behind it.
@@ -227,6 +232,10 @@ class KernelJoin:
             self._stalled = False
         release_commands(snapshot, withheld, self._show_other_users_commands)
         self.usage = kernel_usage(snapshot, kernels)
+
+    def last_activity(self, kernel_id: str) -> float | None:
+        """When the kernel last sent a message, in seconds since the epoch."""
+        return self._listing.last_activity(kernel_id)
 
     def machine_uses(self) -> list[KernelMachine]:
         """Each kernel's CPU and memory at the latest read, with its notebook."""

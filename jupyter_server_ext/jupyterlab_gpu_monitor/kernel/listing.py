@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -132,3 +133,10 @@ class KernelListing:
             gone.forget()
         self._listed = listed
         return [entry.kernel for entry in listed.values()]
+
+    def last_activity(self, kernel_id: str) -> float | None:
+        """When the kernel last sent a message (jupyter_server's ``last_activity``: a status,
+        an output, a reply), in seconds since the epoch; None where unknown."""
+        entry = self._listed.get(kernel_id)
+        when = getattr(entry.manager, "last_activity", None) if entry is not None else None
+        return when.timestamp() if isinstance(when, datetime) else None
