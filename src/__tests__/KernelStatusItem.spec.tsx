@@ -77,4 +77,29 @@ describe('KernelStatusItem', () => {
     expect(text.title).toContain("The container's memory: 3.7 / 4.0 GiB");
     expect(text.title).toMatch(/Nearly full: the kernel may be killed/);
   });
+
+  it('says how long the kernel has held GPU memory idle, once a minute has passed', async () => {
+    const [train] = a5000Kernels();
+    const snapshot = a5000KernelSnapshot();
+    const since = train.gpus[0].idle_held_since!;
+    const model = modelWith({ ...snapshot, timestamp: since + 30 }, [train]);
+    item = new KernelStatusItem({ model });
+    Widget.attach(item, document.body);
+    item.kernelId = train.kernel_id;
+    expect((await shown())!.textContent).toBe('Kernel: CPU 0 % · RAM 51 MiB');
+
+    // Two hours on, the same kernel at the next read.
+    (model as { snapshot: IGpuSnapshot }).snapshot = {
+      ...snapshot,
+      timestamp: since + 2 * 3600 + 30
+    };
+    model.changed.emit();
+    const text = (await shown())!;
+    expect(text.textContent).toBe(
+      'Kernel: CPU 0 % · RAM 51 MiB · GPU idle 2 h'
+    );
+    expect(text.title).toContain(
+      'It has held 38.7 GiB of GPU memory for 2 h without using it: release its cached memory or shut it down from the GPU Monitor.'
+    );
+  });
 });

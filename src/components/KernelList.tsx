@@ -2,6 +2,7 @@ import { TranslationBundle } from '@jupyterlab/translation';
 import * as React from 'react';
 
 import { canReleaseCache } from '../kernels/cacheRelease';
+import { idleHeld } from '../kernels/idleHeld';
 import {
   formatDuration,
   formatList,
@@ -102,7 +103,7 @@ export function KernelList(props: KernelList.IProps): React.ReactElement {
                     {Private.machineUse(kernel, trans)}
                   </span>
                 )}
-                {Private.idleHeld(kernel, props.now, trans)}
+                {Private.idleHeldLine(kernel, props.now, trans)}
               </td>
               <td>
                 {Private.memory(kernel, trans)}
@@ -155,31 +156,18 @@ namespace Private {
   }
 
   /**
-   * How long an idle kernel must have held GPU memory for nothing before it
-   * says so: every cell that ends leaves its kernel idle with its memory,
-   * which is no news for a minute.
+   * "Idle 2 h 10 min, holding 30.1 GiB": how long the kernel has held GPUs
+   * idle, and the memory it holds there; nothing under a minute.
    */
-  export const IDLE_HELD_SHOWN_SECONDS = 60;
-
-  /**
-   * "Idle 2 h 10 min, holding 30.1 GiB": since the kernel went idle on the
-   * GPUs it holds idle (the server's rule, see `idle_held_since`), and the
-   * memory it holds there; nothing under a minute.
-   */
-  export function idleHeld(
+  export function idleHeldLine(
     kernel: IKernelSummary,
     now: number,
     trans: TranslationBundle
   ): React.ReactElement | null {
-    const held = kernel.gpus.filter(gpu => gpu.idle_held_since !== null);
-    if (held.length === 0) {
+    const held = idleHeld(kernel, now);
+    if (held === null) {
       return null;
     }
-    const since = Math.min(...held.map(gpu => gpu.idle_held_since!));
-    if (now - since < IDLE_HELD_SHOWN_SECONDS) {
-      return null;
-    }
-    const mib = held.reduce((sum, gpu) => sum + gpu.memory_used_mib, 0);
     return (
       <span
         className="jp-GpuMonitor-idleHeld"
@@ -190,8 +178,8 @@ namespace Private {
       >
         {trans.__(
           'Idle %1, holding %2',
-          formatDuration(now - since, trans),
-          formatMemory(mib, trans)
+          formatDuration(held.seconds, trans),
+          formatMemory(held.mib, trans)
         )}
       </span>
     );

@@ -1,6 +1,12 @@
 import * as React from 'react';
 
-import { formatMemory, formatMemoryOf, formatPercent } from '../format/units';
+import {
+  formatAge,
+  formatMemory,
+  formatMemoryOf,
+  formatPercent
+} from '../format/units';
+import { idleHeld } from '../kernels/idleHeld';
 import { KernelFollowingItem } from './KernelFollowingItem';
 
 /**
@@ -13,7 +19,8 @@ export const MEMORY_WARNING_SHARE = 0.9;
  * The status bar item of the current notebook's kernel: "Kernel: CPU 37 % ·
  * RAM 2.1 GiB" (the kernel and every process it started), marked as a
  * warning while the machine's memory (the container's limit, else the
- * host's) is nearly full; nothing without a kernel of this server.
+ * host's) is nearly full; " · GPU idle 2 h" while the kernel holds GPU
+ * memory for nothing; nothing without a kernel of this server.
  */
 export class KernelStatusItem extends KernelFollowingItem {
   /**
@@ -43,13 +50,23 @@ export class KernelStatusItem extends KernelFollowingItem {
       return null;
     }
     const ram = formatMemory(kernel.memory_rss_mib, trans);
-    const text =
+    const snapshot = this.model.snapshot;
+    const held = snapshot ? idleHeld(kernel, snapshot.timestamp) : null;
+    const machineText =
       kernel.cpu_percent === null
         ? trans.__('Kernel: RAM %1', ram)
         : trans.__(
             'Kernel: CPU %1 · RAM %2',
             formatPercent(kernel.cpu_percent, trans),
             ram
+          );
+    const text =
+      held === null
+        ? machineText
+        : trans.__(
+            '%1 · GPU idle %2',
+            machineText,
+            formatAge(held.seconds, trans)
           );
     const lines = [
       trans._n(
@@ -73,6 +90,15 @@ export class KernelStatusItem extends KernelFollowingItem {
         machine.memory_scope === 'container'
           ? trans.__("The container's memory: %1 in use.", memory)
           : trans.__("The machine's memory: %1 in use.", memory)
+      );
+    }
+    if (held !== null) {
+      lines.push(
+        trans.__(
+          'It has held %1 of GPU memory for %2 without using it: release its cached memory or shut it down from the GPU Monitor.',
+          formatMemory(held.mib, trans),
+          formatAge(held.seconds, trans)
+        )
       );
     }
     if (nearFull) {

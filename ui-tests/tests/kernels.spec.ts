@@ -273,7 +273,7 @@ test.describe('who is using the GPU', () => {
       .toMatch(/"memoryEnabled":\s*false/);
   });
 
-  test('a GPU my idle notebook holds for minutes is told with the notebook, what it holds and why, and what frees it', async ({
+  test('a GPU my idle notebook holds for minutes is told with the notebook, what it holds and why, and what frees it; My kernels says for how long', async ({
     page,
     baseURL,
     tmpPath
@@ -307,5 +307,17 @@ test.describe('who is using the GPU', () => {
     const dialog = page.getByRole('dialog');
     await expect(dialog).toContainText(`Shut down the kernel of ${name}?`);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // My kernels says the same of the kernel, as the server counts it.
+    const panel = await openPanel(page);
+    const row = panel
+      .getByRole('table', { name: 'GPU memory of my kernels' })
+      .getByRole('row', { name: new RegExp(name) });
+    const idleHeld = row.locator('.jp-GpuMonitor-idleHeld');
+    await expect(idleHeld).toHaveText(
+      /^Idle \d+ min \d+ s, holding 38\.7 GiB$/
+    );
+    expect(await brokenWords(row)).toEqual([]);
+    expect(await cutOffTexts(row)).toEqual([]);
   });
 });
