@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import os
-import resource
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -91,10 +90,7 @@ class KeptFiles:
         self._count = 0
         self._moment = 0
         # Closed with their holder (a server's join lives as long as the server).
-        self._closing = weakref.finalize(self, _close_all, self._files)
-
-    def __len__(self) -> int:
-        return self._count
+        weakref.finalize(self, _close_all, self._files)
 
     def read(self, path: str, pid: int, name: str) -> bytes:
         """``path``, the file ``name`` of process ``pid``; raises OSError as ``os.open`` and
@@ -142,11 +138,6 @@ class KeptFiles:
             for pid in stale:
                 self.forget(pid)
 
-    def close(self) -> None:
-        self._closing()
-        self._used.clear()
-        self._count = 0
-
 
 def _close_all(files: dict[int, dict[str, int]]) -> None:
     for named in files.values():
@@ -156,6 +147,10 @@ def _close_all(files: dict[int, dict[str, int]]) -> None:
 
 
 def _kept_files_limit() -> int:
+    try:
+        import resource  # POSIX only: elsewhere no file is kept (psutil reads there)
+    except ImportError:
+        return 0
     try:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     except (OSError, ValueError):
