@@ -20,7 +20,8 @@ export const MEMORY_WARNING_SHARE = 0.9;
  * RAM 2.1 GiB" (the kernel and every process it started), marked as a
  * warning while the machine's memory (the container's limit, else the
  * host's) is nearly full; " · GPU idle 2 h" while the kernel holds GPU
- * memory for nothing; nothing without a kernel of this server.
+ * memory for nothing (what it holds there: My kernels); nothing without a
+ * kernel of this server.
  */
 export class KernelStatusItem extends KernelFollowingItem {
   /**
@@ -90,15 +91,6 @@ export class KernelStatusItem extends KernelFollowingItem {
         machine.memory_scope === 'container'
           ? trans.__("The container's memory: %1 in use.", memory)
           : trans.__("The machine's memory: %1 in use.", memory)
-      );
-    }
-    if (held !== null) {
-      lines.push(
-        trans.__(
-          'It has held %1 of GPU memory for %2 without using it: release its cached memory or shut it down from the GPU Monitor.',
-          formatMemory(held.mib, trans),
-          formatAge(held.seconds, trans)
-        )
       );
     }
     if (nearFull) {
